@@ -1,0 +1,35 @@
+// include/pgmq/core/ddl.hpp
+// DDL of queue lifecycle: the q_/a_ tables, their indexes, the meta row.
+// Run once per call (not cached); identifiers are always quoted, the meta
+// values are parameters.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pgmq::core {
+
+enum class QueueKind { Logged, Unlogged };
+
+// CREATE ... IF NOT EXISTS statements for a non-partitioned queue, in
+// upstream's order (q table, a table, vt index, archived_at index), so the
+// NOTICEs of an idempotent create match upstream's.
+std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind);
+
+// INSERT of the meta row: ($1 queue name, $2 is_partitioned, $3 is_unlogged).
+std::string InsertMetaSql();
+
+// DROP TABLE IF EXISTS for the queue table then the archive.
+std::vector<std::string> DropQueueStatements(std::string_view queue_name);
+
+// DELETE of the meta row ($1 queue name); returns is_partitioned.
+std::string DeleteMetaSql();
+
+// Row count, then TRUNCATE, of the queue table.
+std::string CountQueueSql(std::string_view queue_name);
+std::string TruncateQueueSql(std::string_view queue_name);
+
+}  // namespace pgmq::core
+
+#include "pgmq/core/no_postgres.hpp"

@@ -1,0 +1,48 @@
+// include/pgmq/core/statements.hpp
+// The SQL text of every per-message statement. The adapter prepares each one
+// once per backend and queue and re-executes it with parameters: values are
+// always $n parameters, never text. Every function and operator is
+// schema-qualified so a hostile search_path cannot redirect a statement.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace pgmq::core {
+
+// Parameter types, mapped to type OIDs by the adapter.
+enum class ParamType : unsigned char { Int8, Text, Jsonb, Timestamptz, Int8Array, JsonbArray };
+
+enum class Statement : unsigned char {
+	Send,             // ($1 msg jsonb, $2 headers jsonb, $3 vt) -> msg_id
+	SendBatch,        // ($1 msgs jsonb[], $2 headers jsonb[], $3 vt) -> msg_id per element
+	Read,             // ($1 now, $2 new vt, $3 qty) -> message rows
+	ReadConditional,  // Read + ($4 conditional jsonb), containment filter
+	Pop,              // ($1 now, $2 qty) -> deleted message rows
+	SetVt,            // ($1 msg_id, $2 vt) -> message row
+	SetVtBatch,       // ($1 msg_ids, $2 vt) -> message rows
+	Delete,           // ($1 msg_id) -> msg_id
+	DeleteBatch,      // ($1 msg_ids) -> msg_id per deleted row
+	Archive,          // ($1 msg_id) -> msg_id
+	ArchiveBatch,     // ($1 msg_ids) -> msg_id per archived row
+	Metrics,          // ($1 queue name, $2 q default partition, $3 a default partition) -> metrics_result
+	Count             // number of statements, not a statement
+};
+
+constexpr int kMaxStatementParams = 4;
+
+struct StatementShape {
+	int nparams;
+	ParamType params[kMaxStatementParams];
+};
+
+// Parameter list of a statement.
+const StatementShape &ShapeOf(Statement statement);
+
+// SQL text of a statement for the queue whose tables are pgmq.<queue_table>
+// and pgmq.<archive_table> (unquoted names). May throw CoreError(Internal).
+std::string StatementSql(Statement statement, std::string_view queue_table, std::string_view archive_table);
+
+}  // namespace pgmq::core
+
+#include "pgmq/core/no_postgres.hpp"

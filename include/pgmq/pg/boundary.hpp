@@ -1,0 +1,124 @@
+// include/pgmq/pg/boundary.hpp
+// The error boundary between C++ and Postgres, written once.
+//
+// Postgres raises errors with ereport, which longjmps: jumping over a C++
+// frame that owns objects with destructors is undefined behaviour. A C++
+// exception escaping into Postgres kills the backend. So:
+//   - adapter functions are "POD frames": they call Postgres directly and own
+//     no C++ object with a destructor;
+//   - C++ code runs inside RunCore/TryCore, which turn any exception into a
+//     plain Failure that is raised as an ERROR once the C++ frames are gone;
+//   - C++ code that must call Postgres does it through CallPostgres, which
+//     turns the Postgres error into a C++ exception carrying the original
+//     ErrorData (SQLSTATE, message, detail, hint), re-raised unchanged;
+//   - every SQL-callable function is declared with PGMQ_FUNCTION, whose
+//     entry point catches whatever C++ exception could still escape.
+#pragma once
+
+#include <exception>
+#include <type_traits>
+
+extern "C" {
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/memutils.h"
+}
+
+namespace pgmq::pg {
+
+// A caught exception in plain storage: filling it cannot allocate or throw.
+struct Failure {
+	int sqlstate;
+	ErrorData *postgres_error;  // set when the exception carried a Postgres error
+	char message[512];
+};
+
+// A Postgres error caught by CallPostgres on its way through C++ frames.
+class PostgresError : public std::exception {
+public:
+	explicit PostgresError(ErrorData *data) : data_(data) {}
+	ErrorData *data() const noexcept { return data_; }
+	const char *what() const noexcept override { return data_->message ? data_->message : "postgres error"; }
+
+private:
+	ErrorData *data_;
+};
+
+// Records the exception being handled. Call only inside a catch handler.
+void CaptureException(Failure &failure) noexcept;
+
+// Raises failure as a Postgres ERROR (the original one for a PostgresError).
+// Call only outside catch handlers, with no C++ object alive in the stack.
+[[noreturn]] void Raise(const Failure &failure);
+
+// Runs C++ code; returns false and fills failure if it threw.
+template <typename Fn>
+bool TryCore(Failure &failure, Fn &&fn) noexcept
+{
+	try {
+		fn();
+		return true;
+	} catch (...) {
+		CaptureException(failure);
+		return false;
+	}
+}
+
+// Runs C++ code from a POD frame; an exception becomes a Postgres ERROR.
+// May ereport.
+template <typename Fn>
+void RunCore(Fn &&fn)
+{
+	Failure failure;
+	if (!TryCore(failure, fn))
+		Raise(failure);
+}
+
+// Calls Postgres from C++ code: a Postgres error becomes PostgresError.
+// May throw. The error must be re-raised (by the boundary) before anything
+// else touches Postgres: the transaction is already failed.
+template <typename Fn>
+auto CallPostgres(Fn &&fn) -> decltype(fn())
+{
+	MemoryContext caller_context = CurrentMemoryContext;
+	ErrorData *volatile error = nullptr;
+	if constexpr (std::is_void_v<decltype(fn())>) {
+		PG_TRY();
+		{
+			fn();
+		}
+		PG_CATCH();
+		{
+			MemoryContextSwitchTo(caller_context);
+			error = CopyErrorData();
+			FlushErrorState();
+		}
+		PG_END_TRY();
+		if (error)
+			throw PostgresError(error);
+	} else {
+		// The result lives outside the PG_TRY frame, so longjmp cannot clobber it.
+		decltype(fn()) result{};
+		CallPostgres([&] { result = fn(); });
+		return result;
+	}
+}
+
+using EntryBody = Datum (*)(FunctionCallInfo);
+
+// Runs the body of a SQL-callable function: the last line of defence that no
+// C++ exception reaches Postgres. May ereport.
+Datum RunEntry(EntryBody body, FunctionCallInfo fcinfo);
+
+}  // namespace pgmq::pg
+
+// Declares SQL-callable function `name`; the block that follows is its body,
+// a POD frame (see above).
+#define PGMQ_FUNCTION(name)                                                                                           \
+	static Datum name##_body([[maybe_unused]] FunctionCallInfo fcinfo);                                               \
+	extern "C" {                                                                                                      \
+	PG_FUNCTION_INFO_V1(name);                                                                                        \
+	}                                                                                                                 \
+	extern "C" Datum name(PG_FUNCTION_ARGS) { return pgmq::pg::RunEntry(name##_body, fcinfo); }                      \
+	static Datum name##_body([[maybe_unused]] FunctionCallInfo fcinfo)

@@ -1,0 +1,50 @@
+// include/pgmq/pg/executor.hpp
+// SPI plumbing for the entry points: connect/finish, running cached and
+// one-shot statements with return-code checks, and materialized results.
+// All functions may ereport.
+#pragma once
+
+#include <string>
+
+#include "pgmq/pg/boundary.hpp"
+
+extern "C" {
+#include "executor/spi.h"
+#include "utils/timestamp.h"
+}
+
+namespace pgmq::pg {
+
+// SPI_connect / SPI_finish. On the error path abort cleans up SPI: never
+// finish there.
+void SpiConnect();
+void SpiFinish();
+
+// Runs a kept plan (read_only = false: each run takes a fresh snapshot, so a
+// poll sees sends committed meanwhile). Returns the number of rows; they are
+// in SPI_tuptable.
+uint64 ExecutePlan(SPIPlanPtr plan, Datum *values, const char *nulls);
+
+// From C++ code inside RunCore: runs a one-shot statement (DDL and other
+// rare work that is not worth a cached plan), with values as parameters.
+// Returns SPI_processed. May throw (PostgresError, CoreError).
+uint64 ExecuteOnce(const std::string &sql, int nargs = 0, Oid *types = nullptr, Datum *values = nullptr,
+                   const char *nulls = nullptr);
+
+// Prepares the materialized result of a set-returning function. Call first,
+// before SPI_connect, so the tuplestore belongs to the caller's query.
+void BeginRowsResult(FunctionCallInfo fcinfo);
+
+// Appends every row of the last SPI result to the function's result.
+void EmitRows(FunctionCallInfo fcinfo);
+
+// The visibility time `seconds` from now, as clock_timestamp() + seconds.
+inline TimestampTz SecondsFromNow(TimestampTz now, int32 seconds)
+{
+	return now + static_cast<int64>(seconds) * USECS_PER_SEC;
+}
+
+// 'n' or ' ', SPI's null flags.
+inline char NullFlag(bool isnull) { return isnull ? 'n' : ' '; }
+
+}  // namespace pgmq::pg

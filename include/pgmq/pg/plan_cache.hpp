@@ -1,0 +1,22 @@
+// include/pgmq/pg/plan_cache.hpp
+// Per-backend cache of prepared statements, keyed by queue table and
+// statement. Correctness across drop/re-create comes from Postgres' plan
+// cache (a kept plan is re-analysed when a relation it uses changes); this
+// cache only saves parsing and planning on every call.
+#pragma once
+
+#include "pgmq/core/statements.hpp"
+
+#include "pgmq/pg/queue.hpp"
+
+extern "C" {
+#include "executor/spi.h"
+}
+
+namespace pgmq::pg {
+
+// The kept plan of statement for queue, prepared on first use. Requires an
+// SPI connection. May ereport.
+SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement);
+
+}  // namespace pgmq::pg

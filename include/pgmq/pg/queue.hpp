@@ -1,0 +1,36 @@
+// include/pgmq/pg/queue.hpp
+// A queue argument resolved to its tables. Adapter internals; may ereport.
+#pragma once
+
+#include "pgmq/pg/boundary.hpp"
+
+namespace pgmq::pg {
+
+struct QueueRef {
+	const char *name;  // the name as the caller gave it (not NUL-terminated)
+	int name_len;
+	char queue_table[NAMEDATALEN];    // q_<lowercased name>
+	char archive_table[NAMEDATALEN];  // a_<lowercased name>
+	Oid queue_relid;                  // InvalidOid when the queue table is missing
+};
+
+// Reads argument argno as a queue name and derives its table names. ERROR
+// (22004) on NULL, (42602) on characters upstream rejects, (42622) when the
+// table names cannot be identifiers.
+void ReadQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
+
+// Looks up the queue table of a read name; fills queue_relid.
+bool QueueExists(QueueRef *queue);
+
+// ReadQueueName, then requires the queue table to exist: ERROR
+// 'queue "x" does not exist' (42P01) otherwise.
+void ResolveQueue(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
+
+// Takes upstream's transaction-scoped advisory lock for this queue name,
+// pg_advisory_xact_lock(hashtext('pgmq.queue_' || name)).
+void LockQueueName(const QueueRef &queue);
+
+// ERROR 22004 "<what> cannot be NULL" when argument argno is NULL.
+void RequireArgument(FunctionCallInfo fcinfo, int argno, const char *what);
+
+}  // namespace pgmq::pg

@@ -1,0 +1,76 @@
+// src/core/ddl.cpp
+// DDL text for queue lifecycle (see ddl.hpp). May throw std::bad_alloc.
+#include "pgmq/core/ddl.hpp"
+
+#include "pgmq/core/queue_name.hpp"
+
+namespace pgmq::core {
+
+namespace {
+
+// Columns in upstream 1.10.1+ order; clients decode message_record by position.
+constexpr const char *kQueueColumns =
+	"(msg_id BIGINT PRIMARY KEY GENERATED ALWAYS AS IDENTITY, "
+	"read_ct INT DEFAULT 0 NOT NULL, "
+	"enqueued_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL, "
+	"last_read_at TIMESTAMP WITH TIME ZONE, "
+	"vt TIMESTAMP WITH TIME ZONE NOT NULL, "
+	"message pg_catalog.jsonb, "
+	"headers pg_catalog.jsonb)";
+
+constexpr const char *kArchiveColumns =
+	"(msg_id BIGINT PRIMARY KEY, "
+	"read_ct INT DEFAULT 0 NOT NULL, "
+	"enqueued_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL, "
+	"last_read_at TIMESTAMP WITH TIME ZONE, "
+	"archived_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL, "
+	"vt TIMESTAMP WITH TIME ZONE NOT NULL, "
+	"message pg_catalog.jsonb, "
+	"headers pg_catalog.jsonb)";
+
+}  // namespace
+
+std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind)
+{
+	const std::string queue_table = TableName("q", queue_name);
+	const std::string archive_table = TableName("a", queue_name);
+	const char *create_queue = kind == QueueKind::Unlogged ? "CREATE UNLOGGED TABLE IF NOT EXISTS " : "CREATE TABLE IF NOT EXISTS ";
+	return {
+		create_queue + QualifiedTable(queue_table) + " " + kQueueColumns,
+		"CREATE TABLE IF NOT EXISTS " + QualifiedTable(archive_table) + " " + kArchiveColumns,
+		"CREATE INDEX IF NOT EXISTS " + QuoteIdentifier(queue_table + "_vt_idx") + " ON " + QualifiedTable(queue_table) + " (vt ASC)",
+		// Upstream names this index after the raw, not lowercased, queue name.
+		"CREATE INDEX IF NOT EXISTS " + QuoteIdentifier("archived_at_idx_" + std::string(queue_name)) + " ON " +
+			QualifiedTable(archive_table) + " (archived_at)",
+	};
+}
+
+std::string InsertMetaSql()
+{
+	return "INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
+}
+
+std::vector<std::string> DropQueueStatements(std::string_view queue_name)
+{
+	return {
+		"DROP TABLE IF EXISTS " + QualifiedTable(TableName("q", queue_name)),
+		"DROP TABLE IF EXISTS " + QualifiedTable(TableName("a", queue_name)),
+	};
+}
+
+std::string DeleteMetaSql()
+{
+	return "DELETE FROM pgmq.meta WHERE queue_name OPERATOR(pg_catalog.=) $1 RETURNING is_partitioned";
+}
+
+std::string CountQueueSql(std::string_view queue_name)
+{
+	return "SELECT pg_catalog.count(*) FROM " + QualifiedTable(TableName("q", queue_name));
+}
+
+std::string TruncateQueueSql(std::string_view queue_name)
+{
+	return "TRUNCATE " + QualifiedTable(TableName("q", queue_name));
+}
+
+}  // namespace pgmq::core

@@ -1,0 +1,121 @@
+// src/core/statements.cpp
+// SQL text of the cached per-message statements (see statements.hpp).
+// Returned message columns are always named, in message_record's order,
+// because upgraded upstream tables have a different physical column order.
+#include "pgmq/core/statements.hpp"
+
+#include "pgmq/core/error.hpp"
+#include "pgmq/core/queue_name.hpp"
+
+namespace pgmq::core {
+
+namespace {
+
+using P = ParamType;
+
+const StatementShape kShapes[] = {
+	/* Send            */ {3, {P::Jsonb, P::Jsonb, P::Timestamptz}},
+	/* SendBatch       */ {3, {P::JsonbArray, P::JsonbArray, P::Timestamptz}},
+	/* Read            */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
+	/* ReadConditional */ {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb}},
+	/* Pop             */ {2, {P::Timestamptz, P::Int8}},
+	/* SetVt           */ {2, {P::Int8, P::Timestamptz}},
+	/* SetVtBatch      */ {2, {P::Int8Array, P::Timestamptz}},
+	/* Delete          */ {1, {P::Int8}},
+	/* DeleteBatch     */ {1, {P::Int8Array}},
+	/* Archive         */ {1, {P::Int8}},
+	/* ArchiveBatch    */ {1, {P::Int8Array}},
+	/* Metrics         */ {3, {P::Text, P::Text, P::Text}},
+};
+static_assert(sizeof kShapes / sizeof kShapes[0] == static_cast<int>(Statement::Count),
+	"one shape per statement");
+
+constexpr const char *kMessageColumns = "q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers";
+constexpr const char *kEq = " OPERATOR(pg_catalog.=) ";
+
+// Oldest visible messages first, skipping rows other transactions hold.
+std::string PickVisible(const std::string &q, const char *qty_param, const char *extra_filter)
+{
+	return "WITH picked AS (SELECT msg_id FROM " + q + " WHERE vt OPERATOR(pg_catalog.<=) $1" + extra_filter +
+	       " ORDER BY msg_id LIMIT " + qty_param + " FOR UPDATE SKIP LOCKED) ";
+}
+
+std::string ReadSql(const std::string &q, const char *extra_filter)
+{
+	return PickVisible(q, "$3", extra_filter) + "UPDATE " + q +
+	       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1 FROM picked WHERE q.msg_id" +
+	       kEq + "picked.msg_id RETURNING " + kMessageColumns;
+}
+
+std::string ArchiveSql(const std::string &q, const std::string &a, const char *match)
+{
+	const char *columns = "msg_id, vt, read_ct, enqueued_at, last_read_at, message, headers";
+	return std::string("WITH moved AS (DELETE FROM ") + q + " WHERE msg_id" + match + " RETURNING " + columns +
+	       ") INSERT INTO " + a + " (" + columns + ") SELECT " + columns + " FROM moved RETURNING msg_id";
+}
+
+std::string MetricsSql(const std::string &q, std::string_view queue_table)
+{
+	const std::string sequence = QualifiedTable(std::string(queue_table) + "_msg_id_seq");
+	// EXTRACT is grammar, resolved to pg_catalog.extract whatever the search_path.
+	const char *age = "EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) ";
+	return std::string("SELECT $1, pg_catalog.count(*), ") + age + "pg_catalog.max(q.enqueued_at))::pg_catalog.int4, " +
+	       age + "pg_catalog.min(q.enqueued_at))::pg_catalog.int4, " +
+	       "(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + sequence + "), pg_catalog.now(), " +
+	       "pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) pg_catalog.now()), " +
+	       // Planner estimate, not a count: cheap for a large spill (partitioned-queue guide).
+	       "(SELECT CASE WHEN pg_catalog.to_regclass($2) IS NULL THEN NULL ELSE " +
+	       "(SELECT COALESCE(pg_catalog.sum(GREATEST(c.reltuples, 0)), 0)::pg_catalog.int8 FROM pg_catalog.pg_class c " +
+	       "WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($2) OR c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($3)) END) " +
+	       "FROM " + q + " AS q";
+}
+
+}  // namespace
+
+const StatementShape &ShapeOf(Statement statement)
+{
+	const auto index = static_cast<int>(statement);
+	if (index < 0 || index >= static_cast<int>(Statement::Count))
+		throw CoreError(ErrorKind::Internal, "unknown statement");
+	return kShapes[index];
+}
+
+std::string StatementSql(Statement statement, std::string_view queue_table, std::string_view archive_table)
+{
+	const std::string q = QualifiedTable(queue_table);
+	const std::string returning = std::string(" RETURNING ") + kMessageColumns;
+	switch (statement) {
+	case Statement::Send:
+		return "INSERT INTO " + q + " AS q (vt, message, headers) VALUES ($3, $1, $2) RETURNING q.msg_id";
+	case Statement::SendBatch:
+		// unnest pads the shorter array with NULLs: a NULL headers array gives NULL headers.
+		return "INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, m.message, m.headers " +
+		       "FROM pg_catalog.unnest($1, $2) AS m(message, headers) RETURNING q.msg_id";
+	case Statement::Read:
+		return ReadSql(q, "");
+	case Statement::ReadConditional:
+		return ReadSql(q, " AND message OPERATOR(pg_catalog.@>) $4");
+	case Statement::Pop:
+		return PickVisible(q, "$2", "") + "DELETE FROM " + q + " AS q USING picked WHERE q.msg_id" + kEq +
+		       "picked.msg_id" + returning;
+	case Statement::SetVt:
+		return "UPDATE " + q + " AS q SET vt = $2 WHERE q.msg_id" + kEq + "$1" + returning;
+	case Statement::SetVtBatch:
+		return "UPDATE " + q + " AS q SET vt = $2 WHERE q.msg_id" + kEq + "ANY ($1)" + returning;
+	case Statement::Delete:
+		return "DELETE FROM " + q + " AS q WHERE q.msg_id" + kEq + "$1 RETURNING q.msg_id";
+	case Statement::DeleteBatch:
+		return "DELETE FROM " + q + " AS q WHERE q.msg_id" + kEq + "ANY ($1) RETURNING q.msg_id";
+	case Statement::Archive:
+		return ArchiveSql(q, QualifiedTable(archive_table), " OPERATOR(pg_catalog.=) $1");
+	case Statement::ArchiveBatch:
+		return ArchiveSql(q, QualifiedTable(archive_table), " OPERATOR(pg_catalog.=) ANY ($1)");
+	case Statement::Metrics:
+		return MetricsSql(q, queue_table);
+	case Statement::Count:
+		break;
+	}
+	throw CoreError(ErrorKind::Internal, "unknown statement");
+}
+
+}  // namespace pgmq::core

@@ -1,0 +1,158 @@
+// src/pg/entry_lifecycle.cpp
+// Queue lifecycle: create, create_non_partitioned, create_unlogged,
+// drop_queue, purge_queue, detach_archive, and the name helpers upstream
+// exposes (validate_queue_name, format_table_name, acquire_queue_lock).
+// A queue "x" is the table pgmq.q_x (messages) with archive pgmq.a_x and a
+// row in pgmq.meta.
+#include "pgmq/core/ddl.hpp"
+#include "pgmq/core/queue_name.hpp"
+
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/queue.hpp"
+
+extern "C" {
+#include "catalog/pg_type_d.h"
+#include "utils/builtins.h"
+}
+
+using namespace pgmq;
+using namespace pgmq::pg;
+
+namespace {
+
+// Validates a name for create*: upstream's order is characters, then length.
+void ReadNewQueueName(FunctionCallInfo fcinfo, QueueRef *queue)
+{
+	ReadQueueName(fcinfo, 0, queue);
+	RunCore([queue] { core::CheckQueueNameLength(std::string_view(queue->name, queue->name_len)); });
+}
+
+// create_non_partitioned / create_unlogged: idempotent; an existing queue
+// keeps its kind and meta flags.
+Datum CreateQueue(FunctionCallInfo fcinfo, core::QueueKind kind)
+{
+	QueueRef queue;
+	ReadNewQueueName(fcinfo, &queue);
+	LockQueueName(queue);
+	SpiConnect();
+	RunCore([&] {
+		const std::string_view name(queue.name, queue.name_len);
+		for (const std::string &statement : core::CreateQueueStatements(name, kind))
+			ExecuteOnce(statement);
+		Oid types[3] = {TEXTOID, BOOLOID, BOOLOID};
+		Datum values[3] = {PointerGetDatum(PG_GETARG_TEXT_PP(0)), BoolGetDatum(false),
+		                   BoolGetDatum(kind == core::QueueKind::Unlogged)};
+		ExecuteOnce(core::InsertMetaSql(), 3, types, values);
+	});
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// drop_queue: false (with a NOTICE) when the queue table does not exist.
+bool DropQueue(FunctionCallInfo fcinfo)
+{
+	QueueRef queue;
+	ReadQueueName(fcinfo, 0, &queue);
+	LockQueueName(queue);
+	if (!QueueExists(&queue)) {
+		ereport(NOTICE, (errmsg("pgmq queue `%.*s` does not exist", queue.name_len, queue.name)));
+		return false;
+	}
+	SpiConnect();
+	RunCore([&] {
+		for (const std::string &statement : core::DropQueueStatements(std::string_view(queue.name, queue.name_len)))
+			ExecuteOnce(statement);
+		Oid types[1] = {TEXTOID};
+		Datum values[1] = {PointerGetDatum(PG_GETARG_TEXT_PP(0))};
+		ExecuteOnce(core::DeleteMetaSql(), 1, types, values);
+	});
+	SpiFinish();
+	return true;
+}
+
+}  // namespace
+
+// create(queue_name text), create_non_partitioned(queue_name text)
+PGMQ_FUNCTION(pgmq_create_non_partitioned) { return CreateQueue(fcinfo, core::QueueKind::Logged); }
+// create_unlogged(queue_name text): the queue table is UNLOGGED, the archive is not.
+PGMQ_FUNCTION(pgmq_create_unlogged) { return CreateQueue(fcinfo, core::QueueKind::Unlogged); }
+
+// drop_queue(queue_name text) -> boolean
+PGMQ_FUNCTION(pgmq_drop_queue) { PG_RETURN_BOOL(DropQueue(fcinfo)); }
+
+// drop_queue(queue_name text, partitioned boolean): deprecated upstream;
+// warns, drops, and always returns true as upstream does.
+PGMQ_FUNCTION(pgmq_drop_queue_deprecated)
+{
+	ereport(WARNING, (errmsg("drop_queue(queue_name, partitioned) is deprecated and will be removed in PGMQ v2.0. "
+	                         "Use drop_queue(queue_name) instead")));
+	(void) DropQueue(fcinfo);
+	PG_RETURN_BOOL(true);
+}
+
+// purge_queue(queue_name text) -> bigint: deletes every message (TRUNCATE,
+// so msg_ids continue), returns how many there were. The archive stays.
+PGMQ_FUNCTION(pgmq_purge_queue)
+{
+	QueueRef queue;
+	ResolveQueue(fcinfo, 0, &queue);
+	int64 count = 0;
+	SpiConnect();
+	RunCore([&] {
+		const std::string_view name(queue.name, queue.name_len);
+		ExecuteOnce(core::CountQueueSql(name));
+		bool isnull;
+		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		ExecuteOnce(core::TruncateQueueSql(name));
+	});
+	SpiFinish();
+	PG_RETURN_INT64(count);
+}
+
+// detach_archive(queue_name text): a no-op since archives stopped being
+// extension members (upstream 1.6.0); kept so old callers keep working.
+PGMQ_FUNCTION(pgmq_detach_archive)
+{
+	ereport(WARNING, (errmsg("detach_archive(queue_name) is deprecated and is a no-op. It will be removed in PGMQ v2.0. "
+	                         "Archive tables are no longer member objects.")));
+	PG_RETURN_VOID();
+}
+
+// validate_queue_name(queue_name text): the length rule of create*.
+PGMQ_FUNCTION(pgmq_validate_queue_name)
+{
+	RequireArgument(fcinfo, 0, "queue_name");
+	text *name = PG_GETARG_TEXT_PP(0);
+	RunCore([name] { core::CheckQueueNameLength(std::string_view(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name))); });
+	PG_RETURN_VOID();
+}
+
+// format_table_name(queue_name text, prefix text) -> text:
+// lower(prefix || '_' || queue_name) after the character check.
+PGMQ_FUNCTION(pgmq_format_table_name)
+{
+	RequireArgument(fcinfo, 0, "queue_name");
+	RequireArgument(fcinfo, 1, "prefix");
+	text *name = PG_GETARG_TEXT_PP(0);
+	text *prefix = PG_GETARG_TEXT_PP(1);
+	const std::string_view name_view(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name));
+	const std::string_view prefix_view(VARDATA_ANY(prefix), VARSIZE_ANY_EXHDR(prefix));
+	RunCore([&] { core::CheckQueueNameCharacters(name_view); });
+	const size_t length = core::WriteTableName(prefix_view, name_view, nullptr, 0);
+	char *table = static_cast<char *>(palloc(length + 1));
+	core::WriteTableName(prefix_view, name_view, table, length + 1);
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(table, length));
+}
+
+// acquire_queue_lock(queue_name text): the transaction-scoped advisory lock
+// create* and drop_queue take.
+PGMQ_FUNCTION(pgmq_acquire_queue_lock)
+{
+	RequireArgument(fcinfo, 0, "queue_name");
+	QueueRef queue;
+	text *name = PG_GETARG_TEXT_PP(0);
+	queue.name = VARDATA_ANY(name);
+	queue.name_len = VARSIZE_ANY_EXHDR(name);
+	LockQueueName(queue);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,57 @@
+// src/pg/entry_metrics.cpp
+// metrics(queue_name): queue length, visible length, message ages, total
+// messages ever sent, and default_partition_length for partitioned queues.
+#include "pgmq/core/queue_name.hpp"
+#include "pgmq/core/statements.hpp"
+
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/queue.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+}
+
+using namespace pgmq;
+using namespace pgmq::pg;
+
+namespace {
+
+// pgmq."<table>_default" as text, for to_regclass. Allocated in the current context.
+text *DefaultPartitionName(const char *table)
+{
+	char *name = psprintf("pgmq.%s", quote_identifier(psprintf("%s_default", table)));
+	return cstring_to_text(name);
+}
+
+}  // namespace
+
+// metrics(queue_name text) -> pgmq.metrics_result
+PGMQ_FUNCTION(pgmq_metrics)
+{
+	QueueRef queue;
+	TupleDesc result_desc;
+	if (get_call_result_type(fcinfo, nullptr, &result_desc) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("metrics must return a composite type")));
+	ResolveQueue(fcinfo, 0, &queue);
+	Datum values[8];
+	bool nulls[8];
+	Datum args[3] = {PointerGetDatum(PG_GETARG_TEXT_PP(0)), PointerGetDatum(DefaultPartitionName(queue.queue_table)),
+	                 PointerGetDatum(DefaultPartitionName(queue.archive_table))};
+	const char arg_nulls[3] = {' ', ' ', ' '};
+	MemoryContext caller_context = CurrentMemoryContext;
+	SpiConnect();
+	ExecutePlan(PlanFor(queue, core::Statement::Metrics), args, arg_nulls);
+	if (SPI_processed != 1 || SPI_tuptable->tupdesc->natts != result_desc->natts)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("metrics query returned an unexpected shape")));
+	// Every column is by-value except queue_name, which is the caller's own argument.
+	for (int i = 0; i < result_desc->natts; i++)
+		values[i] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &nulls[i]);
+	values[0] = args[0];
+	MemoryContextSwitchTo(caller_context);
+	HeapTuple tuple = heap_form_tuple(BlessTupleDesc(result_desc), values, nulls);
+	SpiFinish();
+	return HeapTupleGetDatum(tuple);
+}

@@ -1,0 +1,123 @@
+// src/pg/entry_send.cpp
+// send and send_batch, every overload: insert messages with a visibility
+// time, return their msg_ids. A message is a jsonb payload plus optional
+// jsonb headers; vt is the time it becomes visible to readers.
+#include "pgmq/core/arguments.hpp"
+#include "pgmq/core/statements.hpp"
+
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/queue.hpp"
+
+extern "C" {
+#include "utils/array.h"
+}
+
+using namespace pgmq;
+using namespace pgmq::pg;
+
+namespace {
+
+// Where an overload keeps its optional arguments (-1: not in this overload).
+struct SendArgs {
+	int headers;
+	int delay_seconds;
+	int delay_until;
+};
+
+// The vt of a send: now, now + delay seconds, or the given timestamp.
+// May ereport on a NULL delay.
+TimestampTz SendVisibleAt(FunctionCallInfo fcinfo, const SendArgs &args)
+{
+	const TimestampTz now = GetCurrentTimestamp();
+	if (args.delay_seconds >= 0) {
+		RequireArgument(fcinfo, args.delay_seconds, "delay");
+		return SecondsFromNow(now, PG_GETARG_INT32(args.delay_seconds));
+	}
+	if (args.delay_until >= 0) {
+		RequireArgument(fcinfo, args.delay_until, "delay");
+		return PG_GETARG_TIMESTAMPTZ(args.delay_until);
+	}
+	return now;
+}
+
+// Shared body of the six send overloads: (queue, msg, [headers], [delay]).
+Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
+{
+	QueueRef queue;
+	BeginRowsResult(fcinfo);
+	ResolveQueue(fcinfo, 0, &queue);
+	const bool headers_null = args.headers < 0 || PG_ARGISNULL(args.headers);
+	Datum values[3] = {PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
+	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
+	const char nulls[3] = {NullFlag(PG_ARGISNULL(1)), NullFlag(headers_null), ' '};
+	SpiConnect();
+	ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls);
+	EmitRows(fcinfo);
+	SpiFinish();
+	return Datum(0);
+}
+
+// Array argument argno, detoasted, or nullptr when NULL or not in this overload.
+ArrayType *ArrayArgument(FunctionCallInfo fcinfo, int argno)
+{
+	return argno < 0 || PG_ARGISNULL(argno) ? nullptr : PG_GETARG_ARRAYTYPE_P(argno);
+}
+
+// Number of elements of a message or header array (0 for NULL).
+int64 ArrayLength(ArrayType *array)
+{
+	if (!array)
+		return 0;
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("message arrays must be one-dimensional")));
+	return ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
+}
+
+// Shared body of the six send_batch overloads: (queue, msgs, [headers], [delay]).
+Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
+{
+	QueueRef queue;
+	BeginRowsResult(fcinfo);
+	ResolveQueue(fcinfo, 0, &queue);
+	ArrayType *msgs = ArrayArgument(fcinfo, 1);
+	ArrayType *headers = ArrayArgument(fcinfo, args.headers);
+	const int64 msgs_count = ArrayLength(msgs);
+	const int64 headers_count = ArrayLength(headers);
+	RunCore([&] { core::CheckBatch(!msgs, msgs_count, !headers, headers_count); });
+	Datum values[3] = {PointerGetDatum(msgs), PointerGetDatum(headers), TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
+	const char nulls[3] = {' ', NullFlag(!headers), ' '};
+	SpiConnect();
+	ExecutePlan(PlanFor(queue, core::Statement::SendBatch), values, nulls);
+	EmitRows(fcinfo);
+	SpiFinish();
+	return Datum(0);
+}
+
+}  // namespace
+
+// send(queue_name text, msg jsonb)
+PGMQ_FUNCTION(pgmq_send) { return Send(fcinfo, {-1, -1, -1}); }
+// send(queue_name text, msg jsonb, headers jsonb)
+PGMQ_FUNCTION(pgmq_send_headers) { return Send(fcinfo, {2, -1, -1}); }
+// send(queue_name text, msg jsonb, delay integer)
+PGMQ_FUNCTION(pgmq_send_delay) { return Send(fcinfo, {-1, 2, -1}); }
+// send(queue_name text, msg jsonb, delay timestamptz)
+PGMQ_FUNCTION(pgmq_send_at) { return Send(fcinfo, {-1, -1, 2}); }
+// send(queue_name text, msg jsonb, headers jsonb, delay integer)
+PGMQ_FUNCTION(pgmq_send_headers_delay) { return Send(fcinfo, {2, 3, -1}); }
+// send(queue_name text, msg jsonb, headers jsonb, delay timestamptz)
+PGMQ_FUNCTION(pgmq_send_headers_at) { return Send(fcinfo, {2, -1, 3}); }
+
+// send_batch(queue_name text, msgs jsonb[])
+PGMQ_FUNCTION(pgmq_send_batch) { return SendBatch(fcinfo, {-1, -1, -1}); }
+// send_batch(queue_name text, msgs jsonb[], headers jsonb[])
+PGMQ_FUNCTION(pgmq_send_batch_headers) { return SendBatch(fcinfo, {2, -1, -1}); }
+// send_batch(queue_name text, msgs jsonb[], delay integer)
+PGMQ_FUNCTION(pgmq_send_batch_delay) { return SendBatch(fcinfo, {-1, 2, -1}); }
+// send_batch(queue_name text, msgs jsonb[], delay timestamptz)
+PGMQ_FUNCTION(pgmq_send_batch_at) { return SendBatch(fcinfo, {-1, -1, 2}); }
+// send_batch(queue_name text, msgs jsonb[], headers jsonb[], delay integer)
+PGMQ_FUNCTION(pgmq_send_batch_headers_delay) { return SendBatch(fcinfo, {2, 3, -1}); }
+// send_batch(queue_name text, msgs jsonb[], headers jsonb[], delay timestamptz)
+PGMQ_FUNCTION(pgmq_send_batch_headers_at) { return SendBatch(fcinfo, {2, -1, 3}); }

@@ -1,0 +1,11 @@
+// src/pg/module.cpp
+// Library entry: the module magic block and _PG_init.
+#include "pgmq/pg/boundary.hpp"
+
+extern "C" {
+PG_MODULE_MAGIC;
+
+PGDLLEXPORT void _PG_init(void);
+}
+
+void _PG_init(void) {}

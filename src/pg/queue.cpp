@@ -1,0 +1,64 @@
+// src/pg/queue.cpp
+// Resolving queue-name arguments to tables, and the per-queue advisory lock.
+#include "pgmq/core/queue_name.hpp"
+
+#include "pgmq/pg/queue.hpp"
+
+extern "C" {
+#include "catalog/namespace.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+}
+
+namespace pgmq::pg {
+
+void RequireArgument(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s cannot be NULL", what)));
+}
+
+void ReadQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue)
+{
+	RequireArgument(fcinfo, argno, "queue_name");
+	text *name = PG_GETARG_TEXT_PP(argno);
+	queue->name = VARDATA_ANY(name);
+	queue->name_len = VARSIZE_ANY_EXHDR(name);
+	queue->queue_relid = InvalidOid;
+	RunCore([queue] {
+		const std::string_view view(queue->name, queue->name_len);
+		core::CheckQueueNameCharacters(view);
+		core::WriteQueueTableNames(view, queue->queue_table, queue->archive_table, NAMEDATALEN);
+	});
+}
+
+bool QueueExists(QueueRef *queue)
+{
+	const Oid namespace_oid = get_namespace_oid("pgmq", true);
+	queue->queue_relid = OidIsValid(namespace_oid) ? get_relname_relid(queue->queue_table, namespace_oid) : InvalidOid;
+	return OidIsValid(queue->queue_relid);
+}
+
+void ResolveQueue(FunctionCallInfo fcinfo, int argno, QueueRef *queue)
+{
+	ReadQueueName(fcinfo, argno, queue);
+	if (!QueueExists(queue))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("queue \"%.*s\" does not exist", queue->name_len, queue->name)));
+}
+
+void LockQueueName(const QueueRef &queue)
+{
+	static const char prefix[] = "pgmq.queue_";
+	const int prefix_len = sizeof prefix - 1;
+	text *key = static_cast<text *>(palloc(VARHDRSZ + prefix_len + queue.name_len));
+	SET_VARSIZE(key, VARHDRSZ + prefix_len + queue.name_len);
+	memcpy(VARDATA(key), prefix, prefix_len);
+	memcpy(VARDATA(key) + prefix_len, queue.name, queue.name_len);
+	const int32 hash = DatumGetInt32(DirectFunctionCall1(hashtext, PointerGetDatum(key)));
+	// SQL's implicit int4 -> int8 cast picks the bigint lock: sign-extend the same way.
+	DirectFunctionCall1(pg_advisory_xact_lock_int8, Int64GetDatum(static_cast<int64>(hash)));
+	pfree(key);
+}
+
+}  // namespace pgmq::pg
