@@ -1,0 +1,79 @@
+# shellcheck shell=bash
+# Sourced by scripts/quickstart.sh and test/run: packages, build, and a local
+# PostgreSQL 15 cluster on a private unix socket. Needs bash and root.
+
+PG_BIN=/usr/lib/postgresql/15/bin
+PGMQ_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PGMQ_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-partman
+  nlohmann-json3-dev libgtest-dev cmake g++ make python3-psycopg)
+
+# Install only what is missing, so a prepared machine needs no network.
+ensure_packages() {
+  local missing=() p
+  for p in "${PGMQ_PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "Installing: ${missing[*]}"
+  apt-get update &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# Warnings are errors here so that what builds locally builds in CI. The &&s
+# matter: callers may run this where set -e does not apply (if !).
+build_and_install() {
+  make -C "$PGMQ_REPO" -f Makefile.pgxs WERROR=1 -j2 &&
+    make -C "$PGMQ_REPO" -f Makefile.pgxs install
+}
+
+# The server refuses to run as root; cd / because postgres may not be allowed
+# into the caller's working directory.
+as_postgres() {
+  (cd / && runuser -u postgres -- "$@")
+}
+
+# start_cluster DIR [PORT]: DIR holds data/, socket/ and server.log. Creates
+# the cluster on first use, starts it unless it is already running, and points
+# libpq (PGHOST/PGPORT/PGUSER) at it.
+start_cluster() {
+  PGMQ_CLUSTER_DIR=$1
+  local port=${2:-5499}
+  local data=$1/data sock=$1/socket log=$1/server.log
+  mkdir -p "$data" "$sock"
+  chown postgres:postgres "$1" "$data" "$sock"
+  chmod 700 "$data"
+  if [ ! -f "$data/PG_VERSION" ]; then
+    # C locale: sort order in test output must not depend on the machine.
+    as_postgres "$PG_BIN/initdb" --auth=trust -U postgres --encoding=UTF8 \
+      --locale=C -D "$data" >"$1/initdb.log" 2>&1 || { cat "$1/initdb.log"; return 1; }
+    # The image's configuration first, then only where this cluster listens:
+    # no TCP, a socket directory of its own.
+    cat >>"$data/postgresql.conf" <<EOF || return 1
+
+include '$PGMQ_REPO/docker/postgresql.conf'
+listen_addresses = ''
+port = $port
+unix_socket_directories = '$sock'
+EOF
+  fi
+  # The server reads the included file itself, as postgres, at every start.
+  if ! as_postgres test -r "$PGMQ_REPO/docker/postgresql.conf"; then
+    echo "User postgres cannot read $PGMQ_REPO/docker/postgresql.conf;" \
+      "put the repository where postgres can read it." >&2
+    return 1
+  fi
+  export PGHOST=$sock PGPORT=$port PGUSER=postgres
+  as_postgres "$PG_BIN/pg_ctl" -D "$data" status >/dev/null 2>&1 && return 0
+  touch "$log" && chown postgres:postgres "$log"
+  if ! as_postgres "$PG_BIN/pg_ctl" -D "$data" -l "$log" -w -t 60 start >/dev/null; then
+    echo "PostgreSQL failed to start; server log $log:" >&2
+    cat "$log" >&2
+    return 1
+  fi
+}
+
+# Stops the cluster of the last start_cluster; safe to call more than once.
+stop_cluster() {
+  [ -n "${PGMQ_CLUSTER_DIR:-}" ] || return 0
+  as_postgres "$PG_BIN/pg_ctl" -D "$PGMQ_CLUSTER_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
+}
