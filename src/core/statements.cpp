@@ -88,9 +88,9 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 	case Statement::Send:
 		return "INSERT INTO " + q + " AS q (vt, message, headers) VALUES ($3, $1, $2) RETURNING q.msg_id";
 	case Statement::SendBatch:
-		// unnest pads the shorter array with NULLs: a NULL headers array gives NULL headers.
+		// ROWS FROM pads the shorter array with NULLs: a NULL headers array gives NULL headers.
 		return "INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, m.message, m.headers " +
-		       "FROM pg_catalog.unnest($1, $2) AS m(message, headers) RETURNING q.msg_id";
+		       "FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS m(message, headers) RETURNING q.msg_id";
 	case Statement::Read:
 		return ReadSql(q, "");
 	case Statement::ReadConditional:

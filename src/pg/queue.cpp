@@ -6,6 +6,7 @@
 
 extern "C" {
 #include "catalog/namespace.h"
+#include "catalog/pg_collation_d.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 }
@@ -55,7 +56,7 @@ void LockQueueName(const QueueRef &queue)
 	SET_VARSIZE(key, VARHDRSZ + prefix_len + queue.name_len);
 	memcpy(VARDATA(key), prefix, prefix_len);
 	memcpy(VARDATA(key) + prefix_len, queue.name, queue.name_len);
-	const int32 hash = DatumGetInt32(DirectFunctionCall1(hashtext, PointerGetDatum(key)));
+	const int32 hash = DatumGetInt32(DirectFunctionCall1Coll(hashtext, DEFAULT_COLLATION_OID, PointerGetDatum(key)));
 	// SQL's implicit int4 -> int8 cast picks the bigint lock: sign-extend the same way.
 	DirectFunctionCall1(pg_advisory_xact_lock_int8, Int64GetDatum(static_cast<int64>(hash)));
 	pfree(key);
