@@ -17,6 +17,8 @@ start_cluster "$dir" "$port"
 
 psql=(psql -X -v ON_ERROR_STOP=1 -d postgres)
 "${psql[@]}" -q <<'SQL'
+-- Quiet "already exists, skipping" notices on a second run.
+SET client_min_messages = warning;
 CREATE SCHEMA IF NOT EXISTS partman;
 CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman;
 CREATE EXTENSION IF NOT EXISTS pgmq;
