@@ -182,3 +182,18 @@ CREATE FUNCTION pgmq.metrics_all() RETURNS SETOF pgmq.metrics_result
     LANGUAGE sql AS $$
     SELECT m.* FROM pgmq.meta AS q, LATERAL pgmq.metrics(q.queue_name) AS m
 $$;
+
+-------------------------------------------------------------------------------
+-- Partitioned queues (pg_partman)
+-------------------------------------------------------------------------------
+CREATE FUNCTION pgmq.create_partitioned(
+    queue_name TEXT, partition_interval TEXT DEFAULT '10000', retention_interval TEXT DEFAULT '100000',
+    premake INTEGER DEFAULT 4) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_create_partitioned' LANGUAGE C;
+
+-- Not in upstream: how far each premade partition set still reaches.
+CREATE FUNCTION pgmq.partition_status(queue_name TEXT)
+    RETURNS TABLE(queue_name TEXT, parent_table TEXT, partition_column TEXT, partition_interval TEXT,
+                  premake INTEGER, current_position TEXT, premade_until TEXT,
+                  runway_messages BIGINT, runway_time INTERVAL, default_partition_rows BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_partition_status' LANGUAGE C;

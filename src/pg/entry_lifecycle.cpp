@@ -5,9 +5,13 @@
 // A queue "x" is the table pgmq.q_x (messages) with archive pgmq.a_x and a
 // row in pgmq.meta.
 #include "pgmq/core/ddl.hpp"
+#include "pgmq/core/partition.hpp"
 #include "pgmq/core/queue_name.hpp"
 
+#include <vector>
+
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
@@ -34,18 +38,35 @@ Datum CreateQueue(FunctionCallInfo fcinfo, core::QueueKind kind)
 	QueueRef queue;
 	ReadNewQueueName(fcinfo, &queue);
 	LockQueueName(queue);
+	const Datum name_datum = PG_GETARG_DATUM(0);
 	SpiConnect();
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
 		for (const std::string &statement : core::CreateQueueStatements(name, kind))
 			ExecuteOnce(statement);
 		Oid types[3] = {TEXTOID, BOOLOID, BOOLOID};
-		Datum values[3] = {PointerGetDatum(PG_GETARG_TEXT_PP(0)), BoolGetDatum(false),
-		                   BoolGetDatum(kind == core::QueueKind::Unlogged)};
+		Datum values[3] = {name_datum, BoolGetDatum(false), BoolGetDatum(kind == core::QueueKind::Unlogged)};
 		ExecuteOnce(core::InsertMetaSql(), 3, types, values);
 	});
 	SpiFinish();
 	PG_RETURN_VOID();
+}
+
+// Removes a queue's pg_partman configuration and template tables, so a queue
+// re-created under the same name starts clean. Runs inside RunCore.
+void ForgetPartitioning(const Partman &partman, const QueueRef &queue)
+{
+	Oid types[2] = {TEXTOID, TEXTOID};
+	Datum values[2] = {TextDatum(core::PartmanParentName(queue.queue_table)),
+	                   TextDatum(core::PartmanParentName(queue.archive_table))};
+	const uint64 templates = ExecuteOnce(core::TemplateTablesSql(partman.schema), 2, types, values);
+	std::vector<std::string> drops;
+	for (uint64 i = 0; i < templates; i++)
+		drops.push_back(std::string("DROP TABLE IF EXISTS ") +
+		                CallPostgres([&] { return SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1); }));
+	ExecuteOnce(core::DeletePartConfigSql(partman.schema), 2, types, values);
+	for (const std::string &drop : drops)
+		ExecuteOnce(drop);
 }
 
 // drop_queue: false (with a NOTICE) when the queue table does not exist.
@@ -58,12 +79,17 @@ bool DropQueue(FunctionCallInfo fcinfo)
 		ereport(NOTICE, (errmsg("pgmq queue `%.*s` does not exist", queue.name_len, queue.name)));
 		return false;
 	}
+	const Datum name_datum = PG_GETARG_DATUM(0);
+	Partman partman;
 	SpiConnect();
+	FindPartman(&partman);
 	RunCore([&] {
+		if (partman.installed)
+			ForgetPartitioning(partman, queue);
 		for (const std::string &statement : core::DropQueueStatements(std::string_view(queue.name, queue.name_len)))
 			ExecuteOnce(statement);
 		Oid types[1] = {TEXTOID};
-		Datum values[1] = {PointerGetDatum(PG_GETARG_TEXT_PP(0))};
+		Datum values[1] = {name_datum};
 		ExecuteOnce(core::DeleteMetaSql(), 1, types, values);
 	});
 	SpiFinish();

@@ -6,6 +6,7 @@
 
 extern "C" {
 #include "funcapi.h"
+#include "utils/builtins.h"
 #include "utils/tuplestore.h"
 }
 
@@ -39,6 +40,11 @@ uint64 ExecuteOnce(const std::string &sql, int nargs, Oid *types, Datum *values,
 	if (rc < 0)
 		throw core::CoreError(core::ErrorKind::Internal, std::string("pgmq statement failed: ") + SPI_result_code_string(rc));
 	return SPI_processed;
+}
+
+Datum TextDatum(const std::string &s)
+{
+	return PointerGetDatum(CallPostgres([&] { return cstring_to_text_with_len(s.data(), static_cast<int>(s.size())); }));
 }
 
 void BeginRowsResult(FunctionCallInfo fcinfo)

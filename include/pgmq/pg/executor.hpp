@@ -31,6 +31,9 @@ uint64 ExecutePlan(SPIPlanPtr plan, Datum *values, const char *nulls);
 uint64 ExecuteOnce(const std::string &sql, int nargs = 0, Oid *types = nullptr, Datum *values = nullptr,
                    const char *nulls = nullptr);
 
+// From C++ code: text Datum of s in the current memory context. May throw.
+Datum TextDatum(const std::string &s);
+
 // Prepares the materialized result of a set-returning function. Call first,
 // before SPI_connect, so the tuplestore belongs to the caller's query.
 void BeginRowsResult(FunctionCallInfo fcinfo);

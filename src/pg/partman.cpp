@@ -1,0 +1,31 @@
+// src/pg/partman.cpp
+// pg_partman discovery (see partman.hpp).
+#include "pgmq/pg/partman.hpp"
+
+#include "pgmq/pg/executor.hpp"
+
+extern "C" {
+#include "utils/builtins.h"
+}
+
+namespace pgmq::pg {
+
+void FindPartman(Partman *partman)
+{
+	partman->installed = false;
+	partman->schema[0] = '\0';
+	partman->major_version = 0;
+	const int rc = SPI_execute("SELECT n.nspname::pg_catalog.text, e.extversion FROM pg_catalog.pg_extension e "
+	                           "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+	                           "WHERE e.extname OPERATOR(pg_catalog.=) 'pg_partman'",
+	                           true, 1);
+	if (rc != SPI_OK_SELECT)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pg_partman lookup failed: %s", SPI_result_code_string(rc))));
+	if (SPI_processed == 0)
+		return;
+	partman->installed = true;
+	strlcpy(partman->schema, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), sizeof partman->schema);
+	partman->major_version = atoi(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2));
+}
+
+}  // namespace pgmq::pg
