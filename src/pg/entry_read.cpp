@@ -76,7 +76,8 @@ PGMQ_FUNCTION(pgmq_read)
 // read_with_poll(queue_name text, vt integer, qty integer, max_poll_seconds integer DEFAULT 5,
 //                poll_interval_ms integer DEFAULT 100, conditional jsonb DEFAULT '{}')
 // Reads at once, then again after each wait until a message is visible or
-// max_poll_seconds have passed. Each attempt takes a fresh snapshot.
+// max_poll_seconds have passed. Each attempt takes a fresh snapshot; a
+// committed send to the queue ends the wait early (see wakeup.hpp).
 PGMQ_FUNCTION(pgmq_read_with_poll)
 {
 	ReadRequest request;
@@ -89,6 +90,9 @@ PGMQ_FUNCTION(pgmq_read_with_poll)
 	const int32 poll_interval_ms = PG_GETARG_INT32(4);
 	RunCore([&] { schedule = core::MakePollSchedule(GetCurrentTimestamp(), max_poll_seconds, poll_interval_ms); });
 	SpiConnect();
+	// Registered before the first attempt: a send committed after an attempt's
+	// snapshot sets the latch, so the next wait returns at once.
+	StartWaiting(request.queue);
 	for (;;) {
 		if (ReadOnce(request) > 0) {
 			EmitRows(fcinfo);
@@ -98,8 +102,9 @@ PGMQ_FUNCTION(pgmq_read_with_poll)
 		const long wait_ms = core::NextPollWaitMs(schedule, GetCurrentTimestamp());
 		if (wait_ms < 0)
 			break;
-		WaitForMessages(request.queue, wait_ms);
+		WaitForMessages(wait_ms);
 	}
+	StopWaiting();
 	SpiFinish();
 	return Datum(0);
 }

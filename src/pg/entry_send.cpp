@@ -8,6 +8,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
 #include "utils/array.h"
@@ -53,6 +54,7 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 	const char nulls[3] = {NullFlag(PG_ARGISNULL(1)), NullFlag(headers_null), ' '};
 	SpiConnect();
 	ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls);
+	NoteMessagesSent(queue);
 	EmitRows(fcinfo);
 	SpiFinish();
 	return Datum(0);
@@ -89,6 +91,7 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 	const char nulls[3] = {' ', NullFlag(!headers), ' '};
 	SpiConnect();
 	ExecutePlan(PlanFor(queue, core::Statement::SendBatch), values, nulls);
+	NoteMessagesSent(queue);
 	EmitRows(fcinfo);
 	SpiFinish();
 	return Datum(0);

@@ -1,6 +1,6 @@
 // src/pg/module.cpp
 // Library entry: the module magic block and _PG_init.
-#include "pgmq/pg/boundary.hpp"
+#include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
 PG_MODULE_MAGIC;
@@ -8,4 +8,4 @@ PG_MODULE_MAGIC;
 PGDLLEXPORT void _PG_init(void);
 }
 
-void _PG_init(void) {}
+void _PG_init(void) { pgmq::pg::InitWakeup(); }

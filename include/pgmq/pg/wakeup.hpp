@@ -1,13 +1,31 @@
 // include/pgmq/pg/wakeup.hpp
-// How read_with_poll waits between attempts: on its latch, so the wait is
-// cancellable and costs no CPU. May ereport (query cancel, shutdown).
+// How read_with_poll waits between attempts, and how a committed send wakes
+// it. When pgmq is in shared_preload_libraries, each backend has a slot in
+// shared memory naming the queue it waits on; a transaction that sent to a
+// queue sets the latches of that queue's waiters right after it commits.
+// Without preloading, waiting falls back to the poll interval. Either way the
+// wait is on the backend's latch: cancellable, and no CPU while idle.
 #pragma once
 
 #include "pgmq/pg/queue.hpp"
 
 namespace pgmq::pg {
 
-// Sleeps up to timeout_ms, or less when woken. Checks for interrupts.
-void WaitForMessages(const QueueRef &queue, long timeout_ms);
+// _PG_init: shared-memory hooks (only while preloading) and the transaction
+// callback that delivers wake-ups at commit.
+void InitWakeup();
+
+// Marks this backend as waiting on queue until the transaction ends or
+// StopWaiting is called.
+void StartWaiting(const QueueRef &queue);
+void StopWaiting();
+
+// Sleeps up to timeout_ms, or less when woken. Checks for interrupts; may
+// ereport (query cancel, shutdown).
+void WaitForMessages(long timeout_ms);
+
+// Remembers that this transaction sent to queue: its waiters are woken when
+// the transaction commits. Never fails.
+void NoteMessagesSent(const QueueRef &queue);
 
 }  // namespace pgmq::pg
