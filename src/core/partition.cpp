@@ -38,12 +38,46 @@ std::optional<int32_t> ParseInt4(std::string_view text)
 	return static_cast<int32_t>(value);
 }
 
+namespace {
+
+// Blanks, an optional sign, then only digits: what int4 input would take
+// but for its range.
+bool LooksLikeInteger(std::string_view text)
+{
+	auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+	while (!text.empty() && blank(text.front()))
+		text.remove_prefix(1);
+	while (!text.empty() && blank(text.back()))
+		text.remove_suffix(1);
+	if (!text.empty() && (text.front() == '-' || text.front() == '+'))
+		text.remove_prefix(1);
+	if (text.empty())
+		return false;
+	for (char c : text)
+		if (c < '0' || c > '9')
+			return false;
+	return true;
+}
+
+// Upstream lets a number beyond int4 fall into the time branch, where it reads
+// as that many seconds (3000000000 is a 95-year partition): refuse it instead.
+std::optional<int32_t> ParseIntervalIds(const char *what, std::string_view text)
+{
+	const auto ids = ParseInt4(text);
+	if (!ids && LooksLikeInteger(text))
+		throw CoreError(ErrorKind::InvalidParameter, std::string("integer ") + what + " '" + std::string(text) +
+		                                                 "' is out of range (at most 2147483647)");
+	return ids;
+}
+
+}  // namespace
+
 PartitionPlan PlanPartitioning(std::string_view partition_interval, std::string_view retention_interval, int32_t premake)
 {
 	if (premake < 1)
 		throw CoreError(ErrorKind::InvalidParameter, "premake must be at least 1, got " + std::to_string(premake));
-	const auto partition_ids = ParseInt4(partition_interval);
-	const auto retention_ids = ParseInt4(retention_interval);
+	const auto partition_ids = ParseIntervalIds("partition_interval", partition_interval);
+	const auto retention_ids = ParseIntervalIds("retention_interval", retention_interval);
 	if (partition_ids.has_value() != retention_ids.has_value())
 		throw CoreError(ErrorKind::InvalidParameter,
 		                "partition_interval and retention_interval must be of the same kind: both integers (msg_id "
@@ -113,17 +147,47 @@ std::string ConfigureRetentionSql(std::string_view partman_schema)
 	       "infinite_time_partitions = true, automatic_maintenance = 'on' WHERE parent_table OPERATOR(pg_catalog.=) $2";
 }
 
-std::string PartConfigExistsSql(std::string_view partman_schema)
+std::string PartConfigControlSql(std::string_view partman_schema)
 {
-	return "SELECT 1 FROM " + QuoteIdentifier(partman_schema) + ".part_config WHERE parent_table OPERATOR(pg_catalog.=) $1";
+	return "SELECT control FROM " + QuoteIdentifier(partman_schema) +
+	       ".part_config WHERE parent_table OPERATOR(pg_catalog.=) $1";
+}
+
+void CheckSameControl(std::string_view parent, std::string_view existing_control, std::string_view planned_control)
+{
+	if (existing_control != planned_control)
+		throw CoreError(ErrorKind::InvalidParameter,
+		                std::string(parent) + " is already partitioned by " + std::string(existing_control) + ", not by " +
+		                    std::string(planned_control) +
+		                    ": use the same kind of intervals as when the queue was created, or drop the queue first");
+}
+
+bool IsPartmanNamedInterval(std::string_view interval, int partman_major)
+{
+	if (partman_major >= 5)
+		return false;
+	// pg_partman 4.x create_parent compares p_interval with exactly these.
+	static constexpr std::string_view kNamed[] = {"yearly", "quarterly", "monthly", "weekly",
+	                                              "daily",  "hourly",    "half-hour", "quarter-hour"};
+	for (std::string_view named : kNamed)
+		if (interval == named)
+			return true;
+	return false;
 }
 
 std::string TemplateTablesSql(std::string_view partman_schema)
 {
-	// regclass output is a quoted, qualified name, ready for DROP TABLE.
-	return "SELECT pg_catalog.to_regclass(template_table)::pg_catalog.text FROM " + QuoteIdentifier(partman_schema) +
-	       ".part_config WHERE parent_table OPERATOR(pg_catalog.=) ANY (ARRAY[$1, $2]) "
-	       "AND pg_catalog.to_regclass(template_table) IS NOT NULL";
+	// partman stores template_table as unquoted "schema.table"; the table part
+	// may hold a blank ("q_my queue"), which to_regclass rejects as syntax. So
+	// split at the first dot and look the table up by name.
+	return "SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
+	       "pg_catalog.quote_ident(c.relname) FROM " +
+	       QuoteIdentifier(partman_schema) +
+	       ".part_config p JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) "
+	       "pg_catalog.split_part(p.template_table, '.', 1) "
+	       "JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid AND c.relname OPERATOR(pg_catalog.=) "
+	       "pg_catalog.substr(p.template_table, pg_catalog.strpos(p.template_table, '.') OPERATOR(pg_catalog.+) 1) "
+	       "WHERE p.parent_table OPERATOR(pg_catalog.=) ANY (ARRAY[$1, $2])";
 }
 
 std::string DeletePartConfigSql(std::string_view partman_schema)

@@ -23,13 +23,20 @@ using namespace pgmq::pg;
 namespace {
 
 // Registers one parent table with partman unless it already is (so create
-// stays idempotent), then sets its retention. Runs inside RunCore.
+// stays idempotent), then sets its retention. A table partman already manages
+// by another column is an error: its retention would be reread as the other
+// kind (an integer retention as seconds, or maintenance failing for the whole
+// database). Runs inside RunCore.
 void ManageParent(const Partman &partman, const std::string &parent, const std::string &column, text *interval,
                   int32 premake, text *retention)
 {
 	Oid text_type[1] = {TEXTOID};
 	Datum parent_value[1] = {TextDatum(parent)};
-	if (ExecuteOnce(core::PartConfigExistsSql(partman.schema), 1, text_type, parent_value) == 0) {
+	if (ExecuteOnce(core::PartConfigControlSql(partman.schema), 1, text_type, parent_value) > 0) {
+		const std::string control =
+			CallPostgres([] { return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1); });
+		core::CheckSameControl(parent, control, column);
+	} else {
 		Oid types[4] = {TEXTOID, TEXTOID, TEXTOID, INT4OID};
 		Datum values[4] = {parent_value[0], TextDatum(column), PointerGetDatum(interval), Int32GetDatum(premake)};
 		ExecuteOnce(core::CreateParentSql(partman.schema, partman.major_version), 4, types, values);
@@ -76,10 +83,15 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 		const std::string_view name(queue.name, queue.name_len);
 		const core::PartitionPlan plan = core::PlanPartitioning(partition_text, retention_text, premake);
 		if (plan.kind == core::PartitionKind::ByTime) {
-			// A clear "invalid input syntax for type interval" before partman sees it.
+			// A clear "invalid input syntax for type interval" before partman sees
+			// it. Retention is always cast by partman; 4.x's named partition
+			// intervals ('daily') are not interval input.
 			Oid types[2] = {TEXTOID, TEXTOID};
-			Datum values[2] = {PointerGetDatum(partition_interval), PointerGetDatum(retention_interval)};
-			ExecuteOnce("SELECT $1::pg_catalog.interval, $2::pg_catalog.interval", 2, types, values);
+			Datum values[2] = {PointerGetDatum(retention_interval), PointerGetDatum(partition_interval)};
+			ExecuteOnce(core::IsPartmanNamedInterval(partition_text, partman.major_version)
+			                ? "SELECT $1::pg_catalog.interval"
+			                : "SELECT $1::pg_catalog.interval, $2::pg_catalog.interval",
+			            core::IsPartmanNamedInterval(partition_text, partman.major_version) ? 1 : 2, types, values);
 		}
 		const std::vector<std::string> indexes = core::PartitionIndexStatements(name, plan);
 		ExecuteOnce(core::CreatePartitionedQueueSql(name, plan));

@@ -28,8 +28,9 @@ struct PartitionPlan {
 std::optional<int32_t> ParseInt4(std::string_view text);
 
 // Chooses the partition columns from the two intervals. Both must be the same
-// kind; integer intervals must be positive; premake >= 1. May throw
-// CoreError(InvalidParameter / NullArgument).
+// kind; integer intervals must be positive and fit int4 (a longer number is an
+// error, not a duration in seconds); premake >= 1. May throw
+// CoreError(InvalidParameter).
 PartitionPlan PlanPartitioning(std::string_view partition_interval, std::string_view retention_interval, int32_t premake);
 
 // CREATE TABLE IF NOT EXISTS for the partitioned queue or archive table.
@@ -49,8 +50,17 @@ std::string CreateParentSql(std::string_view partman_schema, int partman_major);
 // UPDATE of part_config after create_parent: ($1 retention, $2 parent table).
 std::string ConfigureRetentionSql(std::string_view partman_schema);
 
-// Whether partman already manages a parent table: ($1 parent table).
-std::string PartConfigExistsSql(std::string_view partman_schema);
+// The control column of a parent table partman already manages, no row
+// when it does not: ($1 parent table).
+std::string PartConfigControlSql(std::string_view partman_schema);
+
+// Re-creating a partitioned queue must partition it as before: throws
+// CoreError(InvalidParameter) when partman manages parent by another column.
+void CheckSameControl(std::string_view parent, std::string_view existing_control, std::string_view planned_control);
+
+// pg_partman 4.x also takes a few names for time intervals ('daily',
+// 'hourly', ...) that are not PostgreSQL interval input; 5.x dropped them.
+bool IsPartmanNamedInterval(std::string_view interval, int partman_major);
 
 // Existing template tables (partman 4.x/5.x) of the parents, as quoted
 // qualified names: ($1 q parent, $2 a parent).
