@@ -19,11 +19,12 @@ ensure_packages() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 }
 
-# Warnings are errors here so that what builds locally builds in CI. The &&s
-# matter: callers may run this where set -e does not apply (if !).
+# docker/build.sh is the one build script: the Docker image's build stage runs
+# it too. It builds with warnings as errors, so what builds locally builds in
+# CI, and stops at the first failure (set -e) even where callers run this
+# without set -e (if !).
 build_and_install() {
-  make -C "$PGMQ_REPO" -f Makefile.pgxs WERROR=1 -j2 &&
-    make -C "$PGMQ_REPO" -f Makefile.pgxs install
+  "$PGMQ_REPO/docker/build.sh"
 }
 
 # The server refuses to run as root; cd / because postgres may not be allowed
