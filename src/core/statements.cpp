@@ -5,7 +5,10 @@
 #include "pgmq/core/statements.hpp"
 
 #include "pgmq/core/error.hpp"
+#include "pgmq/core/fifo.hpp"
+#include "pgmq/core/notify.hpp"
 #include "pgmq/core/queue_name.hpp"
+#include "pgmq/core/topic.hpp"
 
 namespace pgmq::core {
 
@@ -26,12 +29,24 @@ const StatementShape kShapes[] = {
 	/* Archive         */ {1, {P::Int8}},
 	/* ArchiveBatch    */ {1, {P::Int8Array}},
 	/* Metrics         */ {3, {P::Text, P::Text, P::Text}},
+	/* ReadGrouped*    */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
+	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
+	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
+	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
+	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
+	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
+	/* NotifyThrottle  */ {2, {P::Text, P::Timestamptz}},
+	/* SendTopic       */ {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}},
+	/* SendBatchTopic  */ {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}},
 };
 static_assert(sizeof kShapes / sizeof kShapes[0] == static_cast<int>(Statement::Count),
 	"one shape per statement");
 
 constexpr const char *kMessageColumns = "q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers";
 constexpr const char *kEq = " OPERATOR(pg_catalog.=) ";
+// Claimed messages come back oldest first; the join that claims them may
+// produce them in any order (a hash join does on small queues).
+constexpr const char *kOldestFirst = " SELECT * FROM claimed ORDER BY msg_id";
 
 // Oldest visible messages first, skipping rows other transactions hold.
 std::string PickVisible(const std::string &q, const char *qty_param, const char *extra_filter)
@@ -42,9 +57,9 @@ std::string PickVisible(const std::string &q, const char *qty_param, const char 
 
 std::string ReadSql(const std::string &q, const char *extra_filter)
 {
-	return PickVisible(q, "$3", extra_filter) + "UPDATE " + q +
+	return PickVisible(q, "$3", extra_filter) + ", claimed AS (UPDATE " + q +
 	       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1 FROM picked WHERE q.msg_id" +
-	       kEq + "picked.msg_id RETURNING " + kMessageColumns;
+	       kEq + "picked.msg_id RETURNING " + kMessageColumns + ")" + kOldestFirst;
 }
 
 std::string ArchiveSql(const std::string &q, const std::string &a, const char *match)
@@ -96,8 +111,8 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 	case Statement::ReadConditional:
 		return ReadSql(q, " AND message OPERATOR(pg_catalog.@>) $4");
 	case Statement::Pop:
-		return PickVisible(q, "$2", "") + "DELETE FROM " + q + " AS q USING picked WHERE q.msg_id" + kEq +
-		       "picked.msg_id" + returning;
+		return PickVisible(q, "$2", "") + ", claimed AS (DELETE FROM " + q + " AS q USING picked WHERE q.msg_id" + kEq +
+		       "picked.msg_id" + returning + ")" + kOldestFirst;
 	case Statement::SetVt:
 		return "UPDATE " + q + " AS q SET vt = $2 WHERE q.msg_id" + kEq + "$1" + returning;
 	case Statement::SetVtBatch:
@@ -112,6 +127,21 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return ArchiveSql(q, QualifiedTable(archive_table), " OPERATOR(pg_catalog.=) ANY ($1)");
 	case Statement::Metrics:
 		return MetricsSql(q, queue_table);
+	case Statement::ReadGrouped:
+	case Statement::ReadGroupedIndexed:
+		return GroupReadSql(GroupRead::Batch, statement == Statement::ReadGroupedIndexed, queue_table);
+	case Statement::ReadGroupedRr:
+	case Statement::ReadGroupedRrIndexed:
+		return GroupReadSql(GroupRead::RoundRobin, statement == Statement::ReadGroupedRrIndexed, queue_table);
+	case Statement::ReadGroupedHead:
+	case Statement::ReadGroupedHeadIndexed:
+		return GroupReadSql(GroupRead::Head, statement == Statement::ReadGroupedHeadIndexed, queue_table);
+	case Statement::NotifyThrottle:
+		return NotifyThrottleSql();
+	case Statement::SendTopic:
+		return SendTopicSql();
+	case Statement::SendBatchTopic:
+		return SendBatchTopicSql();
 	case Statement::Count:
 		break;
 	}
