@@ -1,0 +1,2 @@
+-- Delete and return the oldest visible message.
+SELECT * FROM pgmq.pop(:q);

@@ -1,0 +1,5 @@
+-- Read 10 visible messages, then delete them, in one transaction.
+BEGIN;
+SELECT coalesce(array_agg(msg_id), '{}') AS ids FROM pgmq.read(:q, 30, 10) \gset
+SELECT * FROM pgmq.delete(:q, :ids::bigint[]);
+COMMIT;

@@ -1,0 +1,27 @@
+-- bench/setup.sql: the benchmark database. The pgmq queue "bq" and, in schema
+-- base, a baseline table pair of the identical shape and indexes (the DDL of
+-- src/core/ddl.cpp), which the *_base.sql scripts use with plain SQL.
+\set ON_ERROR_STOP on
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pgmq;
+SELECT pgmq.drop_queue('bq') FROM pgmq.meta WHERE queue_name = 'bq';
+SELECT pgmq.create('bq');
+DROP SCHEMA IF EXISTS base CASCADE;
+CREATE SCHEMA base;
+CREATE TABLE base.q_bq (msg_id BIGINT PRIMARY KEY GENERATED ALWAYS AS IDENTITY,
+    read_ct INT DEFAULT 0 NOT NULL,
+    enqueued_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL,
+    last_read_at TIMESTAMP WITH TIME ZONE,
+    vt TIMESTAMP WITH TIME ZONE NOT NULL,
+    message jsonb,
+    headers jsonb);
+CREATE TABLE base.a_bq (msg_id BIGINT PRIMARY KEY,
+    read_ct INT DEFAULT 0 NOT NULL,
+    enqueued_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL,
+    last_read_at TIMESTAMP WITH TIME ZONE,
+    archived_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL,
+    vt TIMESTAMP WITH TIME ZONE NOT NULL,
+    message jsonb,
+    headers jsonb);
+CREATE INDEX q_bq_vt_idx ON base.q_bq (vt ASC);
+CREATE INDEX archived_at_idx_bq ON base.a_bq (archived_at);

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The benchmark in miniature (bench/run --smoke) against the running test
+# cluster (PGHOST/PGPORT/PGUSER), which it must not restart: it runs and
+# prints every metric line, so bench/ cannot rot. Numbers are not checked.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+out=$(bench/run --smoke --existing 2>&1) || { echo "$out"; echo "bench/run --smoke failed"; exit 1; }
+
+# Wake-up is measured in the preload mode the cluster already runs in.
+mode=not_preloaded
+psql -X -At -d postgres -c 'SHOW shared_preload_libraries' | grep -qw pgmq && mode=preloaded
+
+expected=()
+for sync in off on; do
+  for op in send_c1 send_c4 send_batch100_c1 read10_delete_c1 read10_delete_c4 read10_archive_c1 pop_c1; do
+    expected+=("${op}_sync_$sync msgs/s" "${op}_sync_${sync}_baseline msgs/s" "${op}_sync_$sync ratio_vs_baseline")
+  done
+done
+expected+=("backlog_messages messages" "backlog_read_25pct_vs_100pct ratio")
+for left in 100 75 50 25; do expected+=("backlog_read_ms_at_${left}pct ms"); done
+expected+=("many_queues queues" "plan_cache_context_before bytes" "plan_cache_context_after bytes"
+  "plan_memory_per_queue_hot bytes" "backend_memory_per_queue_hot bytes"
+  "plan_memory_per_queue_all bytes" "backend_memory_per_queue_all bytes"
+  "many_queues_send_c1_sync_off msgs/s" "many_queues_send_c1_sync_off_one_queue msgs/s"
+  "many_queues_send_c1_sync_off ratio_vs_one_queue"
+  "wakeup_trials_$mode trials" "wakeup_p50_$mode ms" "wakeup_p90_$mode ms" "wakeup_p99_$mode ms"
+  "waiting_cpu_$mode %core")
+
+missing=0
+for m in "${expected[@]}"; do
+  read -r name unit <<<"$m"
+  # A number: digits, optional sign and fraction (latencies can be < 0).
+  if ! grep -Eq "^$name -?[0-9]+(\.[0-9]+)? $unit\$" <<<"$out"; then
+    echo "missing metric line: $name <number> $unit"
+    missing=$((missing + 1))
+  fi
+done
+if [ "$missing" -ne 0 ]; then
+  echo "$out"
+  exit 1
+fi
+echo "bench smoke: all ${#expected[@]} metric lines present"
