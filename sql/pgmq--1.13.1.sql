@@ -10,7 +10,7 @@ CREATE TABLE pgmq.meta (
     queue_name VARCHAR UNIQUE NOT NULL,
     is_partitioned BOOLEAN NOT NULL,
     is_unlogged BOOLEAN NOT NULL,
-    created_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL
+    created_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL
 );
 
 -- Monitoring roles may read queue tables and sequences (metrics); right after
@@ -197,3 +197,10 @@ CREATE FUNCTION pgmq.partition_status(queue_name TEXT)
                   premake INTEGER, current_position TEXT, premade_until TEXT,
                   runway_messages BIGINT, runway_time INTERVAL, default_partition_rows BIGINT)
     AS 'MODULE_PATHNAME', 'pgmq_partition_status' LANGUAGE C;
+
+-------------------------------------------------------------------------------
+-- Access control (not in upstream): grants for one queue, see docs/permissions.md
+-------------------------------------------------------------------------------
+CREATE FUNCTION pgmq.grant_queue_access(queue_name TEXT, role_name TEXT, archive BOOLEAN DEFAULT true)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_grant_queue_access' LANGUAGE C;

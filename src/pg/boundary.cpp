@@ -23,6 +23,8 @@ int SqlStateOf(core::ErrorKind kind) noexcept
 		return ERRCODE_NULL_VALUE_NOT_ALLOWED;
 	case core::ErrorKind::InvalidParameter:
 		return ERRCODE_INVALID_PARAMETER_VALUE;
+	case core::ErrorKind::PermissionDenied:
+		return ERRCODE_INSUFFICIENT_PRIVILEGE;
 	case core::ErrorKind::Internal:
 		break;
 	}

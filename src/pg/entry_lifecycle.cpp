@@ -15,8 +15,10 @@
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
+#include "catalog/pg_class_d.h"
 #include "catalog/pg_type_d.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 }
 
 using namespace pgmq;
@@ -69,6 +71,15 @@ void ForgetPartitioning(const Partman &partman, const QueueRef &queue)
 		ExecuteOnce(drop);
 }
 
+// Whether pg_partman may manage the queue or its archive (a converted
+// archive is partitioned under a plain queue). Requires a resolved queue.
+bool HasPartitionedTable(const QueueRef &queue)
+{
+	const Oid archive_relid = get_relname_relid(queue.archive_table, get_rel_namespace(queue.queue_relid));
+	return get_rel_relkind(queue.queue_relid) == RELKIND_PARTITIONED_TABLE ||
+	       (OidIsValid(archive_relid) && get_rel_relkind(archive_relid) == RELKIND_PARTITIONED_TABLE);
+}
+
 // drop_queue: false (with a NOTICE) when the queue table does not exist.
 bool DropQueue(FunctionCallInfo fcinfo)
 {
@@ -80,11 +91,15 @@ bool DropQueue(FunctionCallInfo fcinfo)
 		return false;
 	}
 	const Datum name_datum = PG_GETARG_DATUM(0);
-	Partman partman;
+	// Only a partitioned queue touches pg_partman's configuration: the owner of
+	// a plain queue need not have any access to partman's schema to drop it.
+	const bool partitioned = HasPartitionedTable(queue);
+	Partman partman{};
 	SpiConnect();
-	FindPartman(&partman);
+	if (partitioned)
+		FindPartman(&partman);
 	RunCore([&] {
-		if (partman.installed)
+		if (partitioned && partman.installed)
 			ForgetPartitioning(partman, queue);
 		for (const std::string &statement : core::DropQueueStatements(std::string_view(queue.name, queue.name_len)))
 			ExecuteOnce(statement);

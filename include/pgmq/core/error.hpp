@@ -13,6 +13,7 @@ enum class ErrorKind {
 	NameTooLong,       // longer than the identifier limits allow
 	NullArgument,      // an argument that must not be NULL
 	InvalidParameter,  // a value out of its documented range
+	PermissionDenied,  // the caller lacks a privilege the operation needs
 	Internal,          // a bug: should never reach a user
 };
 

@@ -84,9 +84,19 @@ auto CallPostgres(Fn &&fn) -> decltype(fn())
 	MemoryContext caller_context = CurrentMemoryContext;
 	ErrorData *volatile error = nullptr;
 	if constexpr (std::is_void_v<decltype(fn())>) {
+		sigjmp_buf *const saved_exception_stack = PG_exception_stack;
+		ErrorContextCallback *const saved_context_stack = error_context_stack;
 		PG_TRY();
 		{
-			fn();
+			try {
+				fn();
+			} catch (...) {
+				// A C++ exception from fn would leave PG_TRY's jump buffer
+				// installed, and the next ERROR would jump into this dead frame.
+				PG_exception_stack = saved_exception_stack;
+				error_context_stack = saved_context_stack;
+				throw;
+			}
 		}
 		PG_CATCH();
 		{

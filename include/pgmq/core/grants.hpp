@@ -1,0 +1,47 @@
+// include/pgmq/core/grants.hpp
+// Access for one queue (pgmq.grant_queue_access): what an application role
+// needs to send, read, delete and archive on queue "x" (docs/permissions.md):
+//   - USAGE on schema pgmq, and EXECUTE on pgmq's functions, unless it has
+//     them already (PUBLIC has EXECUTE by default);
+//   - SELECT, INSERT, UPDATE, DELETE on pgmq.q_x;
+//   - SELECT on q_x's msg_id sequence, for metrics' total_messages (sends
+//     draw ids from the identity column, which needs no sequence privilege);
+//   - SELECT, INSERT on pgmq.a_x when the role archives.
+// Identifiers are always quoted. The caller must be able to grant all of it:
+// a partial grant would leave a role that fails at its first archive.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pgmq::core {
+
+// What the role lacks and what the caller may grant, as GrantCheckSql finds.
+struct GrantCheck {
+	bool needs_schema_usage;      // the role lacks USAGE on schema pgmq
+	bool needs_function_execute;  // the role lacks EXECUTE on some pgmq function
+	std::string sequence;         // the queue's msg_id sequence, quoted and qualified; empty: none
+	bool can_grant_schema_usage;  // the caller holds each of these WITH GRANT OPTION (or owns the object)
+	bool can_grant_function_execute;
+	bool can_grant_queue;
+	bool can_grant_sequence;
+	bool can_grant_archive;
+};
+
+// Number of columns GrantCheckSql returns, in GrantCheck's order.
+constexpr int kGrantCheckColumns = 8;
+
+// One row of GrantCheck's columns for ($1 role oid, $2 queue table, $3
+// archive table; tables as quoted, qualified names).
+std::string GrantCheckSql();
+
+// The GRANT statements for role_name (as the role is named; quoted here) on
+// queue_name's tables, in the order they run. May throw
+// CoreError(PermissionDenied) when the caller cannot grant one of them.
+std::vector<std::string> GrantQueueAccessStatements(std::string_view queue_name, std::string_view role_name,
+                                                    bool archive, const GrantCheck &check);
+
+}  // namespace pgmq::core
+
+#include "pgmq/core/no_postgres.hpp"

@@ -1,0 +1,78 @@
+// src/core/grants.cpp
+// GRANT statements of grant_queue_access (see grants.hpp). May throw
+// CoreError and std::bad_alloc.
+#include "pgmq/core/grants.hpp"
+
+#include "pgmq/core/error.hpp"
+#include "pgmq/core/queue_name.hpp"
+
+namespace pgmq::core {
+
+namespace {
+
+// Every privilege in the list held WITH GRANT OPTION on object $n.
+std::string CanGrant(const char *function, const char *object, std::initializer_list<const char *> privileges)
+{
+	std::string all;
+	for (const char *privilege : privileges) {
+		if (!all.empty())
+			all += " AND ";
+		all += std::string("pg_catalog.") + function + "(" + object + ", '" + privilege + " WITH GRANT OPTION')";
+	}
+	return all;
+}
+
+void RequireGrantable(bool can_grant, std::string_view queue_name, const std::string &what)
+{
+	if (!can_grant)
+		throw CoreError(ErrorKind::PermissionDenied, "permission denied to grant access to queue \"" +
+		                                                 std::string(queue_name) + "\": cannot grant " + what);
+}
+
+}  // namespace
+
+std::string GrantCheckSql()
+{
+	// Functions and operators qualified: the caller's search_path must not
+	// decide what this checks. The sequence name comes back quoted by Postgres.
+	const std::string functions = "FROM pg_catalog.pg_proc p WHERE p.pronamespace OPERATOR(pg_catalog.=) n.oid";
+	return "SELECT NOT pg_catalog.has_schema_privilege($1, n.oid, 'USAGE'), "
+	       "NOT COALESCE((SELECT pg_catalog.bool_and(pg_catalog.has_function_privilege($1, p.oid, 'EXECUTE')) " +
+	       functions + "), true), s.seq, " + CanGrant("has_schema_privilege", "n.oid", {"USAGE"}) +
+	       ", COALESCE((SELECT pg_catalog.bool_and(" + CanGrant("has_function_privilege", "p.oid", {"EXECUTE"}) + ") " +
+	       functions + "), true), " + CanGrant("has_table_privilege", "$2", {"SELECT", "INSERT", "UPDATE", "DELETE"}) +
+	       ", COALESCE(" + CanGrant("has_sequence_privilege", "s.seq", {"SELECT"}) + ", true), " +
+	       CanGrant("has_table_privilege", "$3", {"SELECT", "INSERT"}) +
+	       " FROM pg_catalog.pg_namespace n, pg_catalog.pg_get_serial_sequence($2, 'msg_id') AS s(seq) "
+	       "WHERE n.nspname OPERATOR(pg_catalog.=) 'pgmq'";
+}
+
+std::vector<std::string> GrantQueueAccessStatements(std::string_view queue_name, std::string_view role_name,
+                                                    bool archive, const GrantCheck &check)
+{
+	const std::string role = QuoteIdentifier(role_name);
+	std::vector<std::string> statements;
+	if (check.needs_schema_usage) {
+		RequireGrantable(check.can_grant_schema_usage, queue_name, "USAGE on schema pgmq");
+		statements.push_back("GRANT USAGE ON SCHEMA pgmq TO " + role);
+	}
+	if (check.needs_function_execute) {
+		RequireGrantable(check.can_grant_function_execute, queue_name, "EXECUTE on the functions of schema pgmq");
+		statements.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgmq TO " + role);
+	}
+	const std::string queue_table = QualifiedTable(TableName("q", queue_name));
+	RequireGrantable(check.can_grant_queue, queue_name, "SELECT, INSERT, UPDATE, DELETE on " + queue_table);
+	statements.push_back("GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE " + queue_table + " TO " + role);
+	if (!check.sequence.empty()) {
+		RequireGrantable(check.can_grant_sequence, queue_name, "SELECT on " + check.sequence);
+		statements.push_back("GRANT SELECT ON SEQUENCE " + check.sequence + " TO " + role);
+	}
+	if (archive) {
+		const std::string archive_table = QualifiedTable(TableName("a", queue_name));
+		RequireGrantable(check.can_grant_archive, queue_name, "SELECT, INSERT on " + archive_table);
+		statements.push_back("GRANT SELECT, INSERT ON TABLE " + archive_table + " TO " + role);
+	}
+	return statements;
+}
+
+}  // namespace pgmq::core

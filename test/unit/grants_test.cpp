@@ -1,0 +1,104 @@
+// test/unit/grants_test.cpp
+// grant_queue_access's statements: which GRANTs for which needs, quoting of
+// role and table names, and refusal when the caller cannot grant.
+#include "pgmq/core/grants.hpp"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "pgmq/core/error.hpp"
+
+namespace {
+
+using pgmq::core::CoreError;
+using pgmq::core::ErrorKind;
+using pgmq::core::GrantCheck;
+using pgmq::core::GrantCheckSql;
+using pgmq::core::GrantQueueAccessStatements;
+
+GrantCheck AllowedEverything(bool needs_usage, bool needs_execute, std::string sequence)
+{
+	return {needs_usage, needs_execute, std::move(sequence), true, true, true, true, true};
+}
+
+TEST(GrantQueueAccess, GrantsOnlyWhatIsMissing)
+{
+	const auto statements =
+		GrantQueueAccessStatements("jobs", "app", true, AllowedEverything(false, false, "pgmq.q_jobs_msg_id_seq"));
+	const std::vector<std::string> expected = {
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE pgmq.\"q_jobs\" TO \"app\"",
+		"GRANT SELECT ON SEQUENCE pgmq.q_jobs_msg_id_seq TO \"app\"",
+		"GRANT SELECT, INSERT ON TABLE pgmq.\"a_jobs\" TO \"app\"",
+	};
+	EXPECT_EQ(statements, expected);
+}
+
+TEST(GrantQueueAccess, SchemaAndFunctionsFirstWhenMissing)
+{
+	const auto statements = GrantQueueAccessStatements("jobs", "app", false, AllowedEverything(true, true, ""));
+	const std::vector<std::string> expected = {
+		"GRANT USAGE ON SCHEMA pgmq TO \"app\"",
+		"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgmq TO \"app\"",
+		"GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE pgmq.\"q_jobs\" TO \"app\"",
+	};
+	EXPECT_EQ(statements, expected);
+}
+
+TEST(GrantQueueAccess, QuotesRoleAndQueue)
+{
+	const auto statements =
+		GrantQueueAccessStatements("My\"Queue", "odd\" role; DROP TABLE x", false, AllowedEverything(false, false, ""));
+	ASSERT_EQ(statements.size(), 1u);
+	EXPECT_EQ(statements[0],
+	          "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE pgmq.\"q_my\"\"queue\" TO \"odd\"\" role; DROP TABLE x\"");
+}
+
+TEST(GrantQueueAccess, RefusesWhatTheCallerCannotGrant)
+{
+	for (int denied = 0; denied < 5; ++denied) {
+		GrantCheck check = AllowedEverything(true, true, "pgmq.q_jobs_msg_id_seq");
+		bool *flags[] = {&check.can_grant_schema_usage, &check.can_grant_function_execute, &check.can_grant_queue,
+		                 &check.can_grant_sequence, &check.can_grant_archive};
+		*flags[denied] = false;
+		try {
+			GrantQueueAccessStatements("jobs", "app", true, check);
+			ADD_FAILURE() << "no error when flag " << denied << " is false";
+		} catch (const CoreError &e) {
+			EXPECT_EQ(e.kind(), ErrorKind::PermissionDenied);
+			EXPECT_NE(std::string(e.what()).find("queue \"jobs\""), std::string::npos) << e.what();
+		}
+	}
+}
+
+TEST(GrantQueueAccess, UnneededRightsAreNotRequired)
+{
+	// A caller who cannot grant the schema or the archive still serves a role
+	// that has USAGE already and does not archive.
+	GrantCheck check = AllowedEverything(false, false, "");
+	check.can_grant_schema_usage = false;
+	check.can_grant_function_execute = false;
+	check.can_grant_archive = false;
+	EXPECT_EQ(GrantQueueAccessStatements("jobs", "app", false, check).size(), 1u);
+}
+
+TEST(GrantQueueAccess, CheckIsQualifiedAndParameterised)
+{
+	const std::string sql = GrantCheckSql();
+	EXPECT_NE(sql.find("$1"), std::string::npos);
+	EXPECT_NE(sql.find("$2"), std::string::npos);
+	EXPECT_NE(sql.find("$3"), std::string::npos);
+	// Every function call pg_catalog-qualified, every operator OPERATOR(pg_catalog.x).
+	for (const char *function : {"has_schema_privilege(", "has_function_privilege(", "has_table_privilege(",
+	                             "has_sequence_privilege(", "pg_get_serial_sequence(", "bool_and("}) {
+		std::size_t at = 0;
+		while ((at = sql.find(function, at)) != std::string::npos) {
+			EXPECT_EQ(sql.compare(at - 11, 11, "pg_catalog."), 0) << function << " unqualified in " << sql;
+			at += 1;
+		}
+	}
+	EXPECT_EQ(sql.find(" = "), std::string::npos);
+}
+
+}  // namespace
