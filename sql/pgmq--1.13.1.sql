@@ -204,3 +204,217 @@ CREATE FUNCTION pgmq.partition_status(queue_name TEXT)
 CREATE FUNCTION pgmq.grant_queue_access(queue_name TEXT, role_name TEXT, archive BOOLEAN DEFAULT true)
     RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_grant_queue_access' LANGUAGE C;
+
+-------------------------------------------------------------------------------
+-- FIFO message groups (header x-pgmq-group), see docs/fifo.md
+-------------------------------------------------------------------------------
+CREATE FUNCTION pgmq.read_grouped(queue_name TEXT, vt INTEGER, qty INTEGER)
+    RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_read_grouped' LANGUAGE C;
+
+CREATE FUNCTION pgmq.read_grouped_with_poll(
+    queue_name TEXT, vt INTEGER, qty INTEGER, max_poll_seconds INTEGER DEFAULT 5, poll_interval_ms INTEGER DEFAULT 100)
+    RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_read_grouped_with_poll' LANGUAGE C;
+
+CREATE FUNCTION pgmq.read_grouped_rr(queue_name TEXT, vt INTEGER, qty INTEGER)
+    RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_read_grouped_rr' LANGUAGE C;
+
+CREATE FUNCTION pgmq.read_grouped_rr_with_poll(
+    queue_name TEXT, vt INTEGER, qty INTEGER, max_poll_seconds INTEGER DEFAULT 5, poll_interval_ms INTEGER DEFAULT 100)
+    RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_read_grouped_rr_with_poll' LANGUAGE C;
+
+CREATE FUNCTION pgmq.read_grouped_head(queue_name TEXT, vt INTEGER, qty INTEGER)
+    RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_read_grouped_head' LANGUAGE C;
+
+CREATE FUNCTION pgmq.read_grouped_head_with_poll(
+    queue_name TEXT, vt INTEGER, qty INTEGER, max_poll_seconds INTEGER DEFAULT 5, poll_interval_ms INTEGER DEFAULT 100)
+    RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_read_grouped_head_with_poll' LANGUAGE C;
+
+-- Upstream builds a GIN index on headers under this name; ours is the btree
+-- on (group key, msg_id) the group reads walk.
+CREATE FUNCTION pgmq.create_fifo_index(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_create_fifo_index' LANGUAGE C;
+
+CREATE FUNCTION pgmq._create_fifo_index_if_not_exists(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_create_fifo_index' LANGUAGE C;
+
+CREATE FUNCTION pgmq.create_fifo_indexes_all() RETURNS void
+    LANGUAGE sql AS $$
+    SELECT pgmq.create_fifo_index(queue_name) FROM pgmq.meta
+$$;
+
+-------------------------------------------------------------------------------
+-- Insert notifications (LISTEN "pgmq.q_<queue name>.INSERT"), see docs/notify.md
+-------------------------------------------------------------------------------
+-- One row per queue with notifications on; UNLOGGED as upstream (after a
+-- crash the throttle state simply restarts).
+CREATE UNLOGGED TABLE pgmq.notify_insert_throttle (
+    queue_name VARCHAR UNIQUE NOT NULL
+        CONSTRAINT notify_insert_throttle_meta_queue_name_fk
+            REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE,
+    throttle_interval_ms INTEGER NOT NULL DEFAULT 0,
+    last_notified_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT pg_catalog.to_timestamp(0)
+);
+
+CREATE INDEX idx_notify_throttle_active
+    ON pgmq.notify_insert_throttle (queue_name, last_notified_at)
+    WHERE throttle_interval_ms OPERATOR(pg_catalog.>) 0;
+
+SELECT pg_catalog.pg_extension_config_dump('pgmq.notify_insert_throttle', '');
+
+CREATE FUNCTION pgmq.notify_queue_listeners() RETURNS TRIGGER
+    AS 'MODULE_PATHNAME', 'pgmq_notify_queue_listeners' LANGUAGE C;
+
+CREATE FUNCTION pgmq.enable_notify_insert(queue_name TEXT, throttle_interval_ms INTEGER DEFAULT 250) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_enable_notify_insert' LANGUAGE C;
+
+CREATE FUNCTION pgmq.disable_notify_insert(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_disable_notify_insert' LANGUAGE C;
+
+CREATE FUNCTION pgmq.update_notify_insert(queue_name TEXT, throttle_interval_ms INTEGER) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_update_notify_insert' LANGUAGE C;
+
+CREATE FUNCTION pgmq.list_notify_insert_throttles()
+    RETURNS TABLE (queue_name TEXT, throttle_interval_ms INTEGER, last_notified_at TIMESTAMP WITH TIME ZONE)
+    LANGUAGE sql STABLE AS $$
+    SELECT t.queue_name::pg_catalog.text, t.throttle_interval_ms, t.last_notified_at
+    FROM pgmq.notify_insert_throttle AS t ORDER BY t.queue_name
+$$;
+
+-------------------------------------------------------------------------------
+-- Topic routing (AMQP-style: * one segment, # zero or more), see docs/topics.md
+-------------------------------------------------------------------------------
+CREATE FUNCTION pgmq.validate_routing_key(routing_key TEXT) RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_validate_routing_key' LANGUAGE C IMMUTABLE;
+
+CREATE FUNCTION pgmq.validate_topic_pattern(pattern TEXT) RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_validate_topic_pattern' LANGUAGE C IMMUTABLE;
+
+-- Not in upstream (which inlines the same rule in SQL): the regular
+-- expression a pattern compiles to, from the C++ core.
+CREATE FUNCTION pgmq._topic_pattern_regex(pattern TEXT) RETURNS TEXT
+    AS 'MODULE_PATHNAME', 'pgmq_topic_pattern_regex' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TABLE pgmq.topic_bindings (
+    pattern TEXT NOT NULL,
+    queue_name TEXT NOT NULL
+        CONSTRAINT topic_bindings_meta_queue_name_fk
+            REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE,
+    bound_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL,
+    compiled_regex TEXT GENERATED ALWAYS AS (pgmq._topic_pattern_regex(pattern)) STORED,
+    CONSTRAINT topic_bindings_unique_pattern_queue UNIQUE (pattern, queue_name)
+);
+
+-- Routing reads pattern, queue and regex of every binding: index-only.
+CREATE INDEX idx_topic_bindings_covering ON pgmq.topic_bindings (pattern) INCLUDE (queue_name, compiled_regex);
+
+SELECT pg_catalog.pg_extension_config_dump('pgmq.topic_bindings', '');
+
+CREATE FUNCTION pgmq.bind_topic(pattern TEXT, queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_bind_topic' LANGUAGE C;
+
+CREATE FUNCTION pgmq.unbind_topic(pattern TEXT, queue_name TEXT) RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_unbind_topic' LANGUAGE C;
+
+CREATE FUNCTION pgmq.list_topic_bindings()
+    RETURNS TABLE (pattern TEXT, queue_name TEXT, bound_at TIMESTAMP WITH TIME ZONE, compiled_regex TEXT)
+    LANGUAGE sql STABLE AS $$
+    SELECT b.pattern, b.queue_name, b.bound_at, b.compiled_regex
+    FROM pgmq.topic_bindings AS b ORDER BY b.bound_at DESC, b.pattern, b.queue_name
+$$;
+
+CREATE FUNCTION pgmq.list_topic_bindings(queue_name TEXT)
+    RETURNS TABLE (pattern TEXT, queue_name TEXT, bound_at TIMESTAMP WITH TIME ZONE, compiled_regex TEXT)
+    LANGUAGE sql STABLE AS $$
+    SELECT b.pattern, b.queue_name, b.bound_at, b.compiled_regex
+    FROM pgmq.topic_bindings AS b WHERE b.queue_name OPERATOR(pg_catalog.=) $1
+    ORDER BY b.bound_at DESC, b.pattern
+$$;
+
+-- Validates first (an invalid key is an error even with no bindings).
+CREATE FUNCTION pgmq.test_routing(routing_key TEXT)
+    RETURNS TABLE (pattern TEXT, queue_name TEXT, compiled_regex TEXT)
+    LANGUAGE sql STABLE AS $$
+    SELECT pgmq.validate_routing_key($1);
+    SELECT b.pattern, b.queue_name, b.compiled_regex
+    FROM pgmq.topic_bindings AS b WHERE $1 OPERATOR(pg_catalog.~) b.compiled_regex ORDER BY b.pattern
+$$;
+
+CREATE FUNCTION pgmq.send_topic(routing_key TEXT, msg JSONB) RETURNS INTEGER
+    AS 'MODULE_PATHNAME', 'pgmq_send_topic' LANGUAGE C;
+
+CREATE FUNCTION pgmq.send_topic(routing_key TEXT, msg JSONB, delay INTEGER) RETURNS INTEGER
+    AS 'MODULE_PATHNAME', 'pgmq_send_topic_delay' LANGUAGE C;
+
+CREATE FUNCTION pgmq.send_topic(routing_key TEXT, msg JSONB, headers JSONB, delay INTEGER) RETURNS INTEGER
+    AS 'MODULE_PATHNAME', 'pgmq_send_topic_headers_delay' LANGUAGE C;
+
+CREATE FUNCTION pgmq.send_batch_topic(routing_key TEXT, msgs JSONB[])
+    RETURNS TABLE (queue_name TEXT, msg_id BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_send_batch_topic' LANGUAGE C;
+
+CREATE FUNCTION pgmq.send_batch_topic(routing_key TEXT, msgs JSONB[], headers JSONB[])
+    RETURNS TABLE (queue_name TEXT, msg_id BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_send_batch_topic_headers' LANGUAGE C;
+
+CREATE FUNCTION pgmq.send_batch_topic(routing_key TEXT, msgs JSONB[], delay INTEGER)
+    RETURNS TABLE (queue_name TEXT, msg_id BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_send_batch_topic_delay' LANGUAGE C;
+
+CREATE FUNCTION pgmq.send_batch_topic(routing_key TEXT, msgs JSONB[], delay TIMESTAMP WITH TIME ZONE)
+    RETURNS TABLE (queue_name TEXT, msg_id BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_send_batch_topic_at' LANGUAGE C;
+
+CREATE FUNCTION pgmq.send_batch_topic(routing_key TEXT, msgs JSONB[], headers JSONB[], delay INTEGER)
+    RETURNS TABLE (queue_name TEXT, msg_id BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_send_batch_topic_headers_delay' LANGUAGE C;
+
+CREATE FUNCTION pgmq.send_batch_topic(routing_key TEXT, msgs JSONB[], headers JSONB[], delay TIMESTAMP WITH TIME ZONE)
+    RETURNS TABLE (queue_name TEXT, msg_id BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_send_batch_topic_headers_at' LANGUAGE C;
+
+-------------------------------------------------------------------------------
+-- Upstream's internal helpers, kept for callers that use them (API.md §1.3)
+-------------------------------------------------------------------------------
+CREATE FUNCTION pgmq._extension_exists(extension_name TEXT) RETURNS BOOLEAN
+    LANGUAGE sql AS $$
+    SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_extension AS e WHERE e.extname OPERATOR(pg_catalog.=) $1)
+$$;
+
+-- Whether a relation of this name is a member of the pgmq extension (queue
+-- tables have not been since 1.6.0).
+CREATE FUNCTION pgmq._belongs_to_pgmq(table_name TEXT) RETURNS BOOLEAN
+    LANGUAGE sql AS $$
+    SELECT EXISTS (
+        SELECT 1 FROM pg_catalog.pg_depend AS d
+        JOIN pg_catalog.pg_extension AS e ON d.refobjid OPERATOR(pg_catalog.=) e.oid
+        JOIN pg_catalog.pg_class AS c ON d.objid OPERATOR(pg_catalog.=) c.oid
+        WHERE e.extname OPERATOR(pg_catalog.=) 'pgmq'
+          AND d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+          AND c.relname OPERATOR(pg_catalog.=) $1)
+$$;
+
+CREATE FUNCTION pgmq._ensure_pg_partman_installed() RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_ensure_pg_partman_installed' LANGUAGE C;
+
+CREATE FUNCTION pgmq._get_partition_col(partition_interval TEXT) RETURNS TEXT
+    AS 'MODULE_PATHNAME', 'pgmq_get_partition_col' LANGUAGE C;
+
+CREATE FUNCTION pgmq._get_pg_partman_schema() RETURNS TEXT
+    AS 'MODULE_PATHNAME', 'pgmq_get_pg_partman_schema' LANGUAGE C;
+
+CREATE FUNCTION pgmq._get_pg_partman_major_version() RETURNS INTEGER
+    AS 'MODULE_PATHNAME', 'pgmq_get_pg_partman_major_version' LANGUAGE C;
+
+CREATE FUNCTION pgmq._validate_batch_params(msgs JSONB[], headers JSONB[]) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_validate_batch_params' LANGUAGE C;
+
+-- send_batch's insert; here it validates too (the checks cost nothing).
+CREATE FUNCTION pgmq._send_batch(queue_name TEXT, msgs JSONB[], headers JSONB[], delay TIMESTAMP WITH TIME ZONE)
+    RETURNS SETOF BIGINT
+    AS 'MODULE_PATHNAME', 'pgmq_send_batch_headers_at' LANGUAGE C;

@@ -26,6 +26,18 @@ enum class Statement : unsigned char {
 	Archive,          // ($1 msg_id) -> msg_id
 	ArchiveBatch,     // ($1 msg_ids) -> msg_id per archived row
 	Metrics,          // ($1 queue name, $2 q default partition, $3 a default partition) -> metrics_result
+	// FIFO group reads (fifo.hpp): ($1 now, $2 new vt, $3 qty) -> message rows in
+	// delivery order. *Indexed finds the group heads through q_<name>_fifo_idx.
+	ReadGrouped,
+	ReadGroupedIndexed,
+	ReadGroupedRr,
+	ReadGroupedRrIndexed,
+	ReadGroupedHead,
+	ReadGroupedHeadIndexed,
+	// Not per queue (prepare with an empty queue table name):
+	NotifyThrottle,   // ($1 queue name, $2 now) -> whether an insert notifies (notify.hpp)
+	SendTopic,        // ($1 routing key, $2 msg, $3 headers, $4 vt) -> queues sent to (topic.hpp)
+	SendBatchTopic,   // ($1 routing key, $2 msgs, $3 headers, $4 vt) -> (queue_name, msg_id) rows
 	Count             // number of statements, not a statement
 };
 

@@ -1,0 +1,57 @@
+// include/pgmq/core/topic.hpp
+// Topic routing (AMQP-style fan-out): a routing key such as "logs.api.error"
+// is matched against the patterns queues are bound to ("logs.*.error",
+// "logs.#"); a message sent to the key goes to every matching queue.
+// Wording: a *segment* is the text between dots; `*` matches exactly one
+// non-empty segment, `#` zero or more characters (so zero or more segments).
+// Validation rules, their order and their messages are upstream pgmq 1.11's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace pgmq::core {
+
+// Longest routing key or pattern, in characters.
+constexpr std::size_t kMaxTopicChars = 255;
+
+// Upstream's routing-key rules, in its order: not empty, at most 255
+// characters, only [a-zA-Z0-9._-], no leading, trailing or doubled dot.
+// A NULL key is passed as empty (same message). May throw
+// CoreError(InvalidParameter).
+void CheckRoutingKey(std::string_view routing_key);
+
+// Upstream's pattern rules, in its order: the routing-key rules with * and #
+// also allowed, then no "**", no "##", no "*#" or "#*". May throw
+// CoreError(InvalidParameter).
+void CheckTopicPattern(std::string_view pattern);
+
+// The anchored regular expression a pattern compiles to (the generated
+// compiled_regex column): regex metacharacters .+?{}()|[]\^$ escaped, `*`
+// becomes [^.]+, `#` becomes .*, wrapped in ^...$. Defined for any text, not
+// only valid patterns, so rows inserted directly get upstream's value too.
+std::string TopicPatternRegex(std::string_view pattern);
+
+// send_topic's own argument rules after the key: "msg cannot be NULL",
+// "delay cannot be negative, got: N". May throw CoreError.
+void CheckTopicSend(bool msg_null, int64_t delay_seconds);
+
+// SQL of the topic functions that are not per-message (run once per call):
+// $1 queue name -> a row when meta has the queue under exactly this name.
+std::string QueueInMetaSql();
+// ($1 pattern, $2 queue name): a duplicate binding is a no-op.
+std::string InsertTopicBindingSql();
+// ($1 pattern, $2 queue name) -> one row per deleted binding.
+std::string DeleteTopicBindingSql();
+
+// The statement text behind Statement::SendTopic and SendBatchTopic: every
+// distinct queue whose binding matches the key ($1), in name order, gets
+// pgmq.send / pgmq._send_batch with $2 message(s), $3 header(s), $4 vt.
+std::string SendTopicSql();
+std::string SendBatchTopicSql();
+
+}  // namespace pgmq::core
+
+#include "pgmq/core/no_postgres.hpp"

@@ -1,0 +1,130 @@
+// src/core/topic.cpp
+// Topic routing rules (see topic.hpp). Pure functions; may throw CoreError.
+#include "pgmq/core/topic.hpp"
+
+#include "pgmq/core/error.hpp"
+#include "pgmq/core/queue_name.hpp"
+
+namespace pgmq::core {
+
+namespace {
+
+bool IsKeyCharacter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+	       c == '-';
+}
+
+bool IsPatternCharacter(char c) { return IsKeyCharacter(c) || c == '*' || c == '#'; }
+
+[[noreturn]] void Reject(const std::string &message) { throw CoreError(ErrorKind::InvalidParameter, message); }
+
+// The rules routing keys and patterns share, in upstream's order; `what` names
+// the argument in messages, `allowed` describes the character set.
+template <typename IsAllowed>
+void CheckTopicText(std::string_view text, const char *what, IsAllowed is_allowed, const char *allowed)
+{
+	const std::string name(what);
+	if (text.empty())
+		Reject(name + " cannot be NULL or empty");
+	const std::size_t chars = Utf8Length(text);
+	if (chars > kMaxTopicChars)
+		Reject(name + " length cannot exceed 255 characters, got " + std::to_string(chars) + " characters");
+	for (char c : text)
+		if (!is_allowed(c))
+			Reject(name + " contains invalid characters. Only " + allowed + " are allowed. Got: " + std::string(text));
+	if (text.front() == '.')
+		Reject(name + " cannot start with a dot. Got: " + std::string(text));
+	if (text.back() == '.')
+		Reject(name + " cannot end with a dot. Got: " + std::string(text));
+	if (text.find("..") != std::string_view::npos)
+		Reject(name + " cannot contain consecutive dots. Got: " + std::string(text));
+}
+
+}  // namespace
+
+void CheckRoutingKey(std::string_view routing_key)
+{
+	CheckTopicText(routing_key, "routing_key", IsKeyCharacter, "alphanumeric, dots, hyphens, and underscores");
+}
+
+void CheckTopicPattern(std::string_view pattern)
+{
+	CheckTopicText(pattern, "pattern", IsPatternCharacter, "alphanumeric, dots, hyphens, underscores, *, and #");
+	const std::string got = ". Got: " + std::string(pattern);
+	if (pattern.find("**") != std::string_view::npos)
+		Reject("pattern cannot contain consecutive stars (**). Use # for multi-segment matching" + got);
+	if (pattern.find("##") != std::string_view::npos)
+		Reject("pattern cannot contain consecutive hashes (##). A single # already matches zero or more segments" + got);
+	if (pattern.find("*#") != std::string_view::npos || pattern.find("#*") != std::string_view::npos)
+		Reject("pattern cannot contain adjacent wildcards (*# or #*). Separate wildcards with dots" + got);
+}
+
+std::string TopicPatternRegex(std::string_view pattern)
+{
+	static constexpr std::string_view kMetacharacters = ".+?{}()|[]\\^$";
+	std::string regex;
+	regex.reserve(pattern.size() * 2 + 2);
+	regex.push_back('^');
+	for (char c : pattern) {
+		if (c == '*') {
+			regex += "[^.]+";
+		} else if (c == '#') {
+			regex += ".*";
+		} else {
+			if (kMetacharacters.find(c) != std::string_view::npos)
+				regex.push_back('\\');
+			regex.push_back(c);
+		}
+	}
+	regex.push_back('$');
+	return regex;
+}
+
+void CheckTopicSend(bool msg_null, int64_t delay_seconds)
+{
+	if (msg_null)
+		throw CoreError(ErrorKind::NullArgument, "msg cannot be NULL");
+	if (delay_seconds < 0)
+		Reject("delay cannot be negative, got: " + std::to_string(delay_seconds));
+}
+
+std::string QueueInMetaSql()
+{
+	return "SELECT 1 FROM pgmq.meta WHERE queue_name OPERATOR(pg_catalog.=) $1";
+}
+
+std::string InsertTopicBindingSql()
+{
+	return "INSERT INTO pgmq.topic_bindings (pattern, queue_name) VALUES ($1, $2) "
+	       "ON CONFLICT ON CONSTRAINT topic_bindings_unique_pattern_queue DO NOTHING";
+}
+
+std::string DeleteTopicBindingSql()
+{
+	return "DELETE FROM pgmq.topic_bindings WHERE pattern OPERATOR(pg_catalog.=) $1 "
+	       "AND queue_name OPERATOR(pg_catalog.=) $2";
+}
+
+namespace {
+
+// Distinct queues bound to a pattern that matches routing key $1, by name.
+constexpr const char *kMatchingQueues =
+	"(SELECT DISTINCT b.queue_name FROM pgmq.topic_bindings AS b "
+	"WHERE $1 OPERATOR(pg_catalog.~) b.compiled_regex ORDER BY b.queue_name) AS m";
+
+}  // namespace
+
+std::string SendTopicSql()
+{
+	return std::string("SELECT pg_catalog.count(*) FROM ") + kMatchingQueues +
+	       " CROSS JOIN LATERAL pgmq.send(m.queue_name, $2, $3, $4) AS s(msg_id)";
+}
+
+std::string SendBatchTopicSql()
+{
+	return std::string("SELECT m.queue_name, s.msg_id FROM ") + kMatchingQueues +
+	       " CROSS JOIN LATERAL pgmq._send_batch(m.queue_name, $2, $3, $4) AS s(msg_id)";
+}
+
+}  // namespace pgmq::core

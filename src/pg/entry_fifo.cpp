@@ -1,0 +1,183 @@
+// src/pg/entry_fifo.cpp
+// FIFO group reads: read_grouped (fill from the oldest group), read_grouped_rr
+// (round-robin across groups), read_grouped_head (one message per group), each
+// with a polling variant, and create_fifo_index(es_all). A group is the set of
+// messages with the same x-pgmq-group header; within it messages are delivered
+// in msg_id order and never while an earlier one is in flight (see
+// include/pgmq/core/fifo.hpp and docs/fifo.md).
+#include "pgmq/core/arguments.hpp"
+#include "pgmq/core/fifo.hpp"
+#include "pgmq/core/statements.hpp"
+
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/wakeup.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_collation_d.h"
+#include "catalog/pg_index.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+}
+
+using namespace pgmq;
+using namespace pgmq::pg;
+
+namespace {
+
+// The two statements of one group-read strategy: heads found by reading the
+// whole queue, or through the group index.
+struct GroupStatements {
+	core::Statement scan;
+	core::Statement indexed;
+};
+
+constexpr GroupStatements kBatch = {core::Statement::ReadGrouped, core::Statement::ReadGroupedIndexed};
+constexpr GroupStatements kRoundRobin = {core::Statement::ReadGroupedRr, core::Statement::ReadGroupedRrIndexed};
+constexpr GroupStatements kHead = {core::Statement::ReadGroupedHead, core::Statement::ReadGroupedHeadIndexed};
+
+// A group read's parameters, decoded once and reused by every poll attempt.
+struct GroupReadRequest {
+	QueueRef queue;
+	int32 vt_seconds;
+	int64 qty;
+	core::Statement statement;
+};
+
+// Whether index `index` is the group index of the queue table: a btree on
+// (group key collated "C", msg_id). An index of that name with another shape
+// (upstream's GIN on headers, say) cannot serve the index-walking statement,
+// which would then degrade to one full scan per group. May ereport.
+bool IsGroupIndex(Oid index, Oid table)
+{
+	HeapTuple class_tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(index));
+	if (!HeapTupleIsValid(class_tuple))
+		return false;
+	const bool btree = reinterpret_cast<Form_pg_class>(GETSTRUCT(class_tuple))->relam == BTREE_AM_OID;
+	ReleaseSysCache(class_tuple);
+	if (!btree)
+		return false;
+	HeapTuple index_tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+	if (!HeapTupleIsValid(index_tuple))
+		return false;
+	const auto *form = reinterpret_cast<Form_pg_index>(GETSTRUCT(index_tuple));
+	bool ours = form->indrelid == table && form->indnatts == 2 && form->indkey.values[0] == InvalidAttrNumber &&
+	            form->indkey.values[1] == get_attnum(table, "msg_id");
+	if (ours) {
+		bool isnull;
+		const Datum collations = SysCacheGetAttr(INDEXRELID, index_tuple, Anum_pg_index_indcollation, &isnull);
+		ours = !isnull && reinterpret_cast<oidvector *>(DatumGetPointer(collations))->values[0] == C_COLLATION_OID;
+	}
+	ReleaseSysCache(index_tuple);
+	return ours;
+}
+
+// Whether the queue has its group index (q_<name>_fifo_idx). May ereport.
+bool HasGroupIndex(const QueueRef &queue)
+{
+	char index_name[NAMEDATALEN];
+	Failure failure;
+	// A name too long for an index name has no group index.
+	if (!TryCore(failure, [&] { core::WriteGroupIndexName(queue.queue_table, index_name, sizeof index_name); }))
+		return false;
+	const Oid index = get_relname_relid(index_name, get_rel_namespace(queue.queue_relid));
+	return OidIsValid(index) && IsGroupIndex(index, queue.queue_relid);
+}
+
+// Decodes (queue_name, vt, qty) and picks the statement. May ereport.
+void DecodeGroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements, GroupReadRequest *request)
+{
+	ResolveQueue(fcinfo, 0, &request->queue);
+	RequireArgument(fcinfo, 1, "vt");
+	RequireArgument(fcinfo, 2, "qty");
+	request->vt_seconds = PG_GETARG_INT32(1);
+	request->qty = PG_GETARG_INT32(2);
+	RunCore([request] { core::CheckQuantity(request->qty); });
+	request->statement = HasGroupIndex(request->queue) ? statements.indexed : statements.scan;
+}
+
+// One attempt; rows are in SPI_tuptable. Requires SPI.
+uint64 GroupReadOnce(const GroupReadRequest &request)
+{
+	const TimestampTz now = GetCurrentTimestamp();
+	Datum values[3] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
+	                   Int64GetDatum(request.qty)};
+	const char nulls[3] = {' ', ' ', ' '};
+	return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
+}
+
+// read_grouped*(queue_name, vt, qty)
+Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
+{
+	GroupReadRequest request;
+	BeginRowsResult(fcinfo);
+	DecodeGroupRead(fcinfo, statements, &request);
+	SpiConnect();
+	GroupReadOnce(request);
+	EmitRows(fcinfo);
+	SpiFinish();
+	return Datum(0);
+}
+
+// read_grouped*_with_poll(queue_name, vt, qty, max_poll_seconds, poll_interval_ms):
+// reads at once, then after each wait until a message is claimed or
+// max_poll_seconds have passed, as read_with_poll does.
+Datum GroupReadWithPoll(FunctionCallInfo fcinfo, const GroupStatements &statements)
+{
+	GroupReadRequest request;
+	core::PollSchedule schedule;
+	BeginRowsResult(fcinfo);
+	DecodeGroupRead(fcinfo, statements, &request);
+	RequireArgument(fcinfo, 3, "max_poll_seconds");
+	RequireArgument(fcinfo, 4, "poll_interval_ms");
+	const int32 max_poll_seconds = PG_GETARG_INT32(3);
+	const int32 poll_interval_ms = PG_GETARG_INT32(4);
+	RunCore([&] { schedule = core::MakePollSchedule(GetCurrentTimestamp(), max_poll_seconds, poll_interval_ms); });
+	SpiConnect();
+	for (;;) {
+		if (GroupReadOnce(request) > 0) {
+			EmitRows(fcinfo);
+			break;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		const long wait_ms = core::NextPollWaitMs(schedule, GetCurrentTimestamp());
+		if (wait_ms < 0)
+			break;
+		WaitForMessages(wait_ms);
+	}
+	SpiFinish();
+	return Datum(0);
+}
+
+}  // namespace
+
+// read_grouped(queue_name text, vt integer, qty integer)
+PGMQ_FUNCTION(pgmq_read_grouped) { return GroupRead(fcinfo, kBatch); }
+// read_grouped_with_poll(queue_name, vt, qty, max_poll_seconds DEFAULT 5, poll_interval_ms DEFAULT 100)
+PGMQ_FUNCTION(pgmq_read_grouped_with_poll) { return GroupReadWithPoll(fcinfo, kBatch); }
+// read_grouped_rr(queue_name text, vt integer, qty integer)
+PGMQ_FUNCTION(pgmq_read_grouped_rr) { return GroupRead(fcinfo, kRoundRobin); }
+// read_grouped_rr_with_poll(queue_name, vt, qty, max_poll_seconds DEFAULT 5, poll_interval_ms DEFAULT 100)
+PGMQ_FUNCTION(pgmq_read_grouped_rr_with_poll) { return GroupReadWithPoll(fcinfo, kRoundRobin); }
+// read_grouped_head(queue_name text, vt integer, qty integer)
+PGMQ_FUNCTION(pgmq_read_grouped_head) { return GroupRead(fcinfo, kHead); }
+// read_grouped_head_with_poll(queue_name, vt, qty, max_poll_seconds DEFAULT 5, poll_interval_ms DEFAULT 100)
+PGMQ_FUNCTION(pgmq_read_grouped_head_with_poll) { return GroupReadWithPoll(fcinfo, kHead); }
+
+// create_fifo_index(queue_name text), _create_fifo_index_if_not_exists(queue_name text):
+// builds q_<name>_fifo_idx, the btree on (group key, msg_id) that lets group
+// reads find each group's head with one index probe. Idempotent.
+PGMQ_FUNCTION(pgmq_create_fifo_index)
+{
+	QueueRef queue;
+	ResolveQueue(fcinfo, 0, &queue);
+	SpiConnect();
+	RunCore([&] { ExecuteOnce(core::CreateGroupIndexSql(queue.queue_table)); });
+	SpiFinish();
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,217 @@
+// src/pg/entry_notify.cpp
+// Insert notifications: enable_notify_insert, disable_notify_insert,
+// update_notify_insert, and the trigger function notify_queue_listeners.
+// A queue with notifications enabled has a trigger that NOTIFYs channel
+// "pgmq.q_<queue name>.INSERT" when messages are inserted, at most once per
+// throttle interval (its row in pgmq.notify_insert_throttle). NOTIFY is
+// delivered at commit and collapses within a transaction, so a committed
+// batch gives one notification and a rolled-back one none.
+#include "pgmq/core/notify.hpp"
+#include "pgmq/core/statements.hpp"
+#include "pgmq/core/topic.hpp"
+
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/queue.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/pg_type_d.h"
+#include "commands/async.h"
+#include "commands/trigger.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/rel.h"
+}
+
+using namespace pgmq;
+using namespace pgmq::pg;
+
+namespace {
+
+// Channels this backend has notified in the current (sub)transaction: a
+// further insert there would only queue a duplicate NOTIFY, which Postgres
+// collapses at commit anyway, so the throttle statement is skipped. Keyed
+// by subtransaction too: an aborted subtransaction discards its NOTIFYs.
+struct NotifiedChannel {
+	LocalTransactionId transaction;
+	SubTransactionId subtransaction;
+	char channel[NAMEDATALEN];
+};
+
+constexpr int kNotifiedSlots = 8;
+NotifiedChannel notified[kNotifiedSlots];
+int next_notified_slot = 0;
+
+bool AlreadyNotified(const char *channel)
+{
+	const SubTransactionId subtransaction = GetCurrentSubTransactionId();
+	for (const NotifiedChannel &slot : notified)
+		if (slot.transaction == MyProc->lxid && slot.subtransaction == subtransaction &&
+		    strcmp(slot.channel, channel) == 0)
+			return true;
+	return false;
+}
+
+void RememberNotified(const char *channel)
+{
+	NotifiedChannel &slot = notified[next_notified_slot];
+	next_notified_slot = (next_notified_slot + 1) % kNotifiedSlots;
+	slot.transaction = MyProc->lxid;
+	slot.subtransaction = GetCurrentSubTransactionId();
+	strlcpy(slot.channel, channel, sizeof slot.channel);
+}
+
+// Plan-cache key of statements that are not per queue.
+void NoQueue(QueueRef *ref)
+{
+	memset(ref, 0, sizeof *ref);
+}
+
+// The queue name argument (argument 0) and the interval (argument 1) as
+// statement parameters.
+void NameAndInterval(FunctionCallInfo fcinfo, Oid *types, Datum *values)
+{
+	types[0] = TEXTOID;
+	types[1] = INT4OID;
+	values[0] = PointerGetDatum(PG_GETARG_TEXT_PP(0));
+	values[1] = PG_GETARG_DATUM(1);
+}
+
+// Drops the trigger if present and deletes the throttle row. Requires SPI.
+// May ereport.
+void DisableNotify(FunctionCallInfo fcinfo, const QueueRef &queue)
+{
+	RunCore([&] {
+		ExecuteOnce(core::DropNotifyTriggerSql(queue.queue_table));
+		Oid types[1] = {TEXTOID};
+		Datum values[1] = {PointerGetDatum(PG_GETARG_TEXT_PP(0))};
+		ExecuteOnce(core::DeleteThrottleSql(), 1, types, values);
+	});
+}
+
+// The operation a trigger fired for, as TG_OP spells it.
+const char *TriggerOperation(TriggerEvent event)
+{
+	if (TRIGGER_FIRED_BY_INSERT(event))
+		return "INSERT";
+	if (TRIGGER_FIRED_BY_UPDATE(event))
+		return "UPDATE";
+	if (TRIGGER_FIRED_BY_DELETE(event))
+		return "DELETE";
+	return "TRUNCATE";
+}
+
+}  // namespace
+
+// enable_notify_insert(queue_name text, throttle_interval_ms integer DEFAULT 250):
+// (re)installs the trigger and resets the throttle row.
+PGMQ_FUNCTION(pgmq_enable_notify_insert)
+{
+	QueueRef queue;
+	ReadQueueName(fcinfo, 0, &queue);
+	RequireArgument(fcinfo, 1, "throttle_interval_ms");
+	const int32 interval_ms = PG_GETARG_INT32(1);
+	RunCore([interval_ms] { core::CheckThrottleInterval(interval_ms, false); });
+	if (!QueueExists(&queue))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("Queue \"%.*s\" does not exist. Create it first using pgmq.create()", queue.name_len,
+		                       queue.name)));
+	SpiConnect();
+	DisableNotify(fcinfo, queue);
+	RunCore([&] {
+		Oid types[2];
+		Datum values[2];
+		NameAndInterval(fcinfo, types, values);
+		ExecuteOnce(core::UpsertThrottleSql(), 2, types, values);
+		ExecuteOnce(core::CreateNotifyTriggerSql(queue.queue_table, std::string_view(queue.name, queue.name_len)));
+	});
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// disable_notify_insert(queue_name text): drops the trigger if present and the
+// throttle row; not an error when notifications were not enabled.
+PGMQ_FUNCTION(pgmq_disable_notify_insert)
+{
+	QueueRef queue;
+	ReadQueueName(fcinfo, 0, &queue);
+	SpiConnect();
+	DisableNotify(fcinfo, queue);
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// update_notify_insert(queue_name text, throttle_interval_ms integer): changes
+// the interval of an enabled queue and resets its last notification time.
+PGMQ_FUNCTION(pgmq_update_notify_insert)
+{
+	RequireArgument(fcinfo, 1, "throttle_interval_ms");
+	const int32 interval_ms = PG_GETARG_INT32(1);
+	RunCore([interval_ms] { core::CheckThrottleInterval(interval_ms, true); });
+	RequireArgument(fcinfo, 0, "queue_name");
+	text *name = PG_GETARG_TEXT_PP(0);
+	bool in_meta = false;
+	bool enabled = false;
+	SpiConnect();
+	RunCore([&] {
+		Oid types[2];
+		Datum values[2];
+		NameAndInterval(fcinfo, types, values);
+		in_meta = ExecuteOnce(core::QueueInMetaSql(), 1, types, values) > 0;
+		enabled = in_meta && ExecuteOnce(core::FindThrottleSql(), 1, types, values) > 0;
+		if (enabled)
+			ExecuteOnce(core::UpdateThrottleSql(), 2, types, values);
+	});
+	if (!in_meta)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("Queue \"%s\" does not exist. Create the queue first using pgmq.create()",
+		                       text_to_cstring(name))));
+	if (!enabled)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("Queue \"%s\" does not have notify_insert enabled. Enable it first using "
+		                       "pgmq.enable_notify_insert()",
+		                       text_to_cstring(name))));
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// notify_queue_listeners() RETURNS trigger: the trigger enable_notify_insert
+// installs. Its argument is the queue name (1.13.1); a trigger without one
+// (made by an older pgmq) falls back to the table name without "q_".
+PGMQ_FUNCTION(pgmq_notify_queue_listeners)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+		                errmsg("notify_queue_listeners() must be called as a trigger")));
+	auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
+	const char *queue_name = trigger->tg_trigger->tgnargs > 0 ? trigger->tg_trigger->tgargs[0]
+	                                                          : RelationGetRelationName(trigger->tg_relation);
+	if (trigger->tg_trigger->tgnargs == 0)
+		queue_name += strnlen(queue_name, 2);
+	char channel[2 * NAMEDATALEN];
+	const size_t channel_len = core::WriteNotifyChannel(queue_name, TriggerOperation(trigger->tg_event), channel,
+	                                                    sizeof channel);
+	if (channel_len >= sizeof channel)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("channel name too long")));
+	if (!AlreadyNotified(channel)) {
+		QueueRef no_queue;
+		NoQueue(&no_queue);
+		Datum values[2] = {PointerGetDatum(cstring_to_text(queue_name)), TimestampTzGetDatum(GetCurrentTimestamp())};
+		const char nulls[2] = {' ', ' '};
+		bool notify = false;
+		SpiConnect();
+		if (ExecutePlan(PlanFor(no_queue, core::Statement::NotifyThrottle), values, nulls) == 1) {
+			bool isnull;
+			const Datum due = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			notify = !isnull && DatumGetBool(due);
+		}
+		SpiFinish();
+		if (notify) {
+			// pg_notify(channel, NULL) without the function call: same checks.
+			Async_Notify(channel, "");
+			RememberNotified(channel);
+		}
+	}
+	return PointerGetDatum(trigger->tg_trigtuple);
+}

@@ -1,0 +1,244 @@
+// src/pg/entry_topics.cpp
+// Topic routing: validate_routing_key, validate_topic_pattern, bind_topic,
+// unbind_topic, send_topic and send_batch_topic (every overload),
+// _validate_batch_params, and the pattern -> regex function behind the
+// generated column topic_bindings.compiled_regex. A binding (pattern, queue)
+// routes every message sent to a matching routing key into that queue; the
+// rules live in the core (include/pgmq/core/topic.hpp).
+#include "pgmq/core/arguments.hpp"
+#include "pgmq/core/statements.hpp"
+#include "pgmq/core/topic.hpp"
+
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/queue.hpp"
+
+extern "C" {
+#include "catalog/pg_type_d.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+}
+
+using namespace pgmq;
+using namespace pgmq::pg;
+
+namespace {
+
+// Text argument argno as a view of its bytes; NULL reads as empty, which
+// every topic rule rejects with the same message as NULL.
+std::string_view TextArgument(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_ARGISNULL(argno))
+		return {};
+	text *value = PG_GETARG_TEXT_PP(argno);
+	return {VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value)};
+}
+
+// ERROR "<what> cannot be NULL or empty" for a NULL or empty text argument.
+void RequireNonEmpty(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (TextArgument(fcinfo, argno).empty())
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s cannot be NULL or empty", what)));
+}
+
+// Plan-cache key of statements that are not per queue.
+void NoQueue(QueueRef *ref)
+{
+	memset(ref, 0, sizeof *ref);
+}
+
+void CheckRoutingKeyArgument(FunctionCallInfo fcinfo)
+{
+	const std::string_view key = TextArgument(fcinfo, 0);
+	RunCore([key] { core::CheckRoutingKey(key); });
+}
+
+// Where an overload keeps its optional arguments (-1: not in this overload).
+struct TopicArgs {
+	int headers;
+	int delay_seconds;
+	int delay_until;
+};
+
+// The vt of a topic send: now, now + delay seconds, or the given timestamp.
+TimestampTz VisibleAt(FunctionCallInfo fcinfo, const TopicArgs &args)
+{
+	const TimestampTz now = GetCurrentTimestamp();
+	if (args.delay_seconds >= 0)
+		return SecondsFromNow(now, PG_GETARG_INT32(args.delay_seconds));
+	if (args.delay_until >= 0)
+		return PG_GETARG_TIMESTAMPTZ(args.delay_until);
+	return now;
+}
+
+// Array argument argno, or nullptr when NULL or not in this overload.
+ArrayType *ArrayArgument(FunctionCallInfo fcinfo, int argno)
+{
+	return argno < 0 || PG_ARGISNULL(argno) ? nullptr : PG_GETARG_ARRAYTYPE_P(argno);
+}
+
+// Number of elements of a message or header array (0 for NULL).
+int64 ArrayLength(ArrayType *array)
+{
+	if (!array)
+		return 0;
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("message arrays must be one-dimensional")));
+	return ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
+}
+
+// Upstream's batch checks: msgs non-empty, headers (when given) as long.
+void CheckBatchArguments(ArrayType *msgs, ArrayType *headers)
+{
+	const int64 msgs_count = ArrayLength(msgs);
+	const int64 headers_count = ArrayLength(headers);
+	RunCore([&] { core::CheckBatch(!msgs, msgs_count, !headers, headers_count); });
+}
+
+// send_topic(routing_key, msg, [headers], [delay integer]) -> number of
+// queues the message went to.
+Datum SendTopic(FunctionCallInfo fcinfo, const TopicArgs &args)
+{
+	CheckRoutingKeyArgument(fcinfo);
+	const bool msg_null = PG_ARGISNULL(1);
+	const bool has_delay = args.delay_seconds >= 0 && !PG_ARGISNULL(args.delay_seconds);
+	const int32 delay = has_delay ? PG_GETARG_INT32(args.delay_seconds) : 0;
+	RunCore([&] { core::CheckTopicSend(msg_null, delay); });
+	if (args.delay_seconds >= 0)
+		RequireArgument(fcinfo, args.delay_seconds, "delay");
+	const bool headers_null = args.headers < 0 || PG_ARGISNULL(args.headers);
+	Datum values[4] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
+	                   TimestampTzGetDatum(VisibleAt(fcinfo, args))};
+	const char nulls[4] = {' ', ' ', NullFlag(headers_null), ' '};
+	QueueRef no_queue;
+	NoQueue(&no_queue);
+	int64 sent = 0;
+	SpiConnect();
+	if (ExecutePlan(PlanFor(no_queue, core::Statement::SendTopic), values, nulls) == 1) {
+		bool isnull;
+		sent = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SpiFinish();
+	PG_RETURN_INT32(static_cast<int32>(sent));
+}
+
+// send_batch_topic(routing_key, msgs, [headers], [delay]) -> (queue_name,
+// msg_id) per message and matching queue, queues in name order.
+Datum SendBatchTopic(FunctionCallInfo fcinfo, const TopicArgs &args)
+{
+	BeginRowsResult(fcinfo);
+	CheckRoutingKeyArgument(fcinfo);
+	ArrayType *msgs = ArrayArgument(fcinfo, 1);
+	ArrayType *headers = ArrayArgument(fcinfo, args.headers);
+	CheckBatchArguments(msgs, headers);
+	if (args.delay_seconds >= 0)
+		RequireArgument(fcinfo, args.delay_seconds, "delay");
+	if (args.delay_until >= 0)
+		RequireArgument(fcinfo, args.delay_until, "delay");
+	Datum values[4] = {PG_GETARG_DATUM(0), PointerGetDatum(msgs), PointerGetDatum(headers),
+	                   TimestampTzGetDatum(VisibleAt(fcinfo, args))};
+	const char nulls[4] = {' ', ' ', NullFlag(!headers), ' '};
+	QueueRef no_queue;
+	NoQueue(&no_queue);
+	SpiConnect();
+	ExecutePlan(PlanFor(no_queue, core::Statement::SendBatchTopic), values, nulls);
+	EmitRows(fcinfo);
+	SpiFinish();
+	return Datum(0);
+}
+
+}  // namespace
+
+// validate_routing_key(routing_key text) -> true, or ERROR naming the rule broken.
+PGMQ_FUNCTION(pgmq_validate_routing_key)
+{
+	CheckRoutingKeyArgument(fcinfo);
+	PG_RETURN_BOOL(true);
+}
+
+// validate_topic_pattern(pattern text) -> true, or ERROR naming the rule broken.
+PGMQ_FUNCTION(pgmq_validate_topic_pattern)
+{
+	const std::string_view pattern = TextArgument(fcinfo, 0);
+	RunCore([pattern] { core::CheckTopicPattern(pattern); });
+	PG_RETURN_BOOL(true);
+}
+
+// _topic_pattern_regex(pattern text) -> text: the compiled_regex of a binding.
+PGMQ_FUNCTION(pgmq_topic_pattern_regex)
+{
+	const std::string_view pattern = TextArgument(fcinfo, 0);
+	text *regex = nullptr;
+	RunCore([&] {
+		const std::string compiled = core::TopicPatternRegex(pattern);
+		regex = CallPostgres([&] { return cstring_to_text_with_len(compiled.data(), static_cast<int>(compiled.size())); });
+	});
+	PG_RETURN_TEXT_P(regex);
+}
+
+// bind_topic(pattern text, queue_name text): routes keys matching pattern to
+// the queue (named exactly as in pgmq.meta). Binding twice is a no-op.
+PGMQ_FUNCTION(pgmq_bind_topic)
+{
+	const std::string_view pattern = TextArgument(fcinfo, 0);
+	RunCore([pattern] { core::CheckTopicPattern(pattern); });
+	RequireNonEmpty(fcinfo, 1, "queue_name");
+	bool queue_known = false;
+	SpiConnect();
+	RunCore([&] {
+		Oid types[2] = {TEXTOID, TEXTOID};
+		Datum values[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
+		queue_known = ExecuteOnce(core::QueueInMetaSql(), 1, types + 1, values + 1) > 0;
+		if (queue_known)
+			ExecuteOnce(core::InsertTopicBindingSql(), 2, types, values);
+	});
+	if (!queue_known)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("Queue \"%s\" does not exist. Create the queue first using pgmq.create()",
+		                       text_to_cstring(PG_GETARG_TEXT_PP(1)))));
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// unbind_topic(pattern text, queue_name text) -> whether a binding was removed.
+PGMQ_FUNCTION(pgmq_unbind_topic)
+{
+	RequireNonEmpty(fcinfo, 0, "pattern");
+	RequireNonEmpty(fcinfo, 1, "queue_name");
+	uint64 removed = 0;
+	SpiConnect();
+	RunCore([&] {
+		Oid types[2] = {TEXTOID, TEXTOID};
+		Datum values[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
+		removed = ExecuteOnce(core::DeleteTopicBindingSql(), 2, types, values);
+	});
+	SpiFinish();
+	PG_RETURN_BOOL(removed > 0);
+}
+
+// _validate_batch_params(msgs jsonb[], headers jsonb[]): the send_batch checks.
+PGMQ_FUNCTION(pgmq_validate_batch_params)
+{
+	CheckBatchArguments(ArrayArgument(fcinfo, 0), ArrayArgument(fcinfo, 1));
+	PG_RETURN_VOID();
+}
+
+// send_topic(routing_key text, msg jsonb)
+PGMQ_FUNCTION(pgmq_send_topic) { return SendTopic(fcinfo, {-1, -1, -1}); }
+// send_topic(routing_key text, msg jsonb, delay integer)
+PGMQ_FUNCTION(pgmq_send_topic_delay) { return SendTopic(fcinfo, {-1, 2, -1}); }
+// send_topic(routing_key text, msg jsonb, headers jsonb, delay integer)
+PGMQ_FUNCTION(pgmq_send_topic_headers_delay) { return SendTopic(fcinfo, {2, 3, -1}); }
+
+// send_batch_topic(routing_key text, msgs jsonb[])
+PGMQ_FUNCTION(pgmq_send_batch_topic) { return SendBatchTopic(fcinfo, {-1, -1, -1}); }
+// send_batch_topic(routing_key text, msgs jsonb[], headers jsonb[])
+PGMQ_FUNCTION(pgmq_send_batch_topic_headers) { return SendBatchTopic(fcinfo, {2, -1, -1}); }
+// send_batch_topic(routing_key text, msgs jsonb[], delay integer)
+PGMQ_FUNCTION(pgmq_send_batch_topic_delay) { return SendBatchTopic(fcinfo, {-1, 2, -1}); }
+// send_batch_topic(routing_key text, msgs jsonb[], delay timestamptz)
+PGMQ_FUNCTION(pgmq_send_batch_topic_at) { return SendBatchTopic(fcinfo, {-1, -1, 2}); }
+// send_batch_topic(routing_key text, msgs jsonb[], headers jsonb[], delay integer)
+PGMQ_FUNCTION(pgmq_send_batch_topic_headers_delay) { return SendBatchTopic(fcinfo, {2, 3, -1}); }
+// send_batch_topic(routing_key text, msgs jsonb[], headers jsonb[], delay timestamptz)
+PGMQ_FUNCTION(pgmq_send_batch_topic_headers_at) { return SendBatchTopic(fcinfo, {2, -1, 3}); }

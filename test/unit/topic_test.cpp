@@ -1,0 +1,232 @@
+// test/unit/topic_test.cpp
+// Topic routing rules of the core (include/pgmq/core/topic.hpp): every
+// routing-key and pattern rule with upstream's exact message and order, the
+// pattern -> regex compilation, and what the compiled patterns match.
+#include "pgmq/core/topic.hpp"
+
+#include <regex>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "pgmq/core/error.hpp"
+
+namespace {
+
+using pgmq::core::CheckRoutingKey;
+using pgmq::core::CheckTopicPattern;
+using pgmq::core::CheckTopicSend;
+using pgmq::core::CoreError;
+using pgmq::core::ErrorKind;
+using pgmq::core::TopicPatternRegex;
+
+// The message of the CoreError f throws, or "(no error)" / "(other exception)".
+template <typename F>
+std::string ErrorOf(F &&f, ErrorKind expected_kind = ErrorKind::InvalidParameter)
+{
+	try {
+		f();
+	} catch (const CoreError &e) {
+		if (e.kind() != expected_kind)
+			return std::string("(wrong kind) ") + e.what();
+		return e.what();
+	} catch (...) {
+		return "(other exception)";
+	}
+	return "(no error)";
+}
+
+std::string KeyError(const std::string &key) { return ErrorOf([&] { CheckRoutingKey(key); }); }
+std::string PatternError(const std::string &pattern) { return ErrorOf([&] { CheckTopicPattern(pattern); }); }
+
+// Whether routing key `key` matches `pattern` the way Postgres' `key ~
+// compiled_regex` does. The compiled regexes use only literals, [^.]+ and
+// .*, which mean the same in ECMAScript as in Postgres' ARE flavour.
+bool Routes(const std::string &pattern, const std::string &key)
+{
+	return std::regex_search(key, std::regex(TopicPatternRegex(pattern)));
+}
+
+// ---------------------------------------------------------------------------
+// Routing keys
+
+TEST(RoutingKey, AcceptsUpstreamExamples)
+{
+	for (const char *key : {"logs.error", "app.user-service.auth", "system_events.db.connection_failed", "a", "A-9_z",
+	                        "x.y.z.w.v"})
+		EXPECT_EQ(KeyError(key), "(no error)") << key;
+}
+
+TEST(RoutingKey, EmptyOrNull)
+{
+	// The adapter passes NULL as empty: one message for both, as upstream.
+	EXPECT_EQ(KeyError(""), "routing_key cannot be NULL or empty");
+}
+
+TEST(RoutingKey, LengthCountsCharacters)
+{
+	EXPECT_EQ(KeyError(std::string(255, 'a')), "(no error)");
+	EXPECT_EQ(KeyError(std::string(256, 'a')), "routing_key length cannot exceed 255 characters, got 256 characters");
+	// 200 two-byte characters: 400 bytes, but only 200 characters, so the
+	// length rule passes and the character rule reports them.
+	std::string wide;
+	for (int i = 0; i < 200; ++i)
+		wide += "\xC3\xA9";
+	EXPECT_EQ(KeyError(wide), "routing_key contains invalid characters. Only alphanumeric, dots, hyphens, and "
+	                          "underscores are allowed. Got: " + wide);
+	std::string too_wide;
+	for (int i = 0; i < 256; ++i)
+		too_wide += "\xC3\xA9";
+	EXPECT_EQ(KeyError(too_wide), "routing_key length cannot exceed 255 characters, got 256 characters");
+}
+
+TEST(RoutingKey, InvalidCharacters)
+{
+	const std::string prefix =
+		"routing_key contains invalid characters. Only alphanumeric, dots, hyphens, and underscores are allowed. Got: ";
+	for (const char *key : {"logs.error!", "logs error", "logs.*", "logs.#", "a/b", "caf\xC3\xA9", "a\tb", "a$b"})
+		EXPECT_EQ(KeyError(key), prefix + key) << key;
+}
+
+TEST(RoutingKey, DotRulesInUpstreamOrder)
+{
+	EXPECT_EQ(KeyError(".logs.error"), "routing_key cannot start with a dot. Got: .logs.error");
+	EXPECT_EQ(KeyError("logs.error."), "routing_key cannot end with a dot. Got: logs.error.");
+	EXPECT_EQ(KeyError("logs..error"), "routing_key cannot contain consecutive dots. Got: logs..error");
+	// Several broken rules: the first in upstream's order is reported.
+	EXPECT_EQ(KeyError(".a."), "routing_key cannot start with a dot. Got: .a.");
+	EXPECT_EQ(KeyError("a..b."), "routing_key cannot end with a dot. Got: a..b.");
+	EXPECT_EQ(KeyError("."), "routing_key cannot start with a dot. Got: .");
+	EXPECT_EQ(KeyError("..!"), "routing_key contains invalid characters. Only alphanumeric, dots, hyphens, and "
+	                           "underscores are allowed. Got: ..!");
+}
+
+// ---------------------------------------------------------------------------
+// Patterns
+
+TEST(TopicPattern, AcceptsUpstreamExamples)
+{
+	for (const char *pattern : {"logs.*", "logs.#", "*.error", "#.error", "app.*.#", "#", "*", "a*b", "a#b.c",
+	                            "logs.error"})
+		EXPECT_EQ(PatternError(pattern), "(no error)") << pattern;
+}
+
+TEST(TopicPattern, EachRuleWithItsMessage)
+{
+	EXPECT_EQ(PatternError(""), "pattern cannot be NULL or empty");
+	EXPECT_EQ(PatternError(std::string(255, 'a')), "(no error)");
+	EXPECT_EQ(PatternError(std::string(256, '#')), "pattern length cannot exceed 255 characters, got 256 characters");
+	EXPECT_EQ(PatternError("logs.error!"), "pattern contains invalid characters. Only alphanumeric, dots, hyphens, "
+	                                       "underscores, *, and # are allowed. Got: logs.error!");
+	EXPECT_EQ(PatternError(".logs.*"), "pattern cannot start with a dot. Got: .logs.*");
+	EXPECT_EQ(PatternError("logs.*."), "pattern cannot end with a dot. Got: logs.*.");
+	EXPECT_EQ(PatternError("logs..error"), "pattern cannot contain consecutive dots. Got: logs..error");
+	EXPECT_EQ(PatternError("logs.**"),
+	          "pattern cannot contain consecutive stars (**). Use # for multi-segment matching. Got: logs.**");
+	EXPECT_EQ(PatternError("logs.##"), "pattern cannot contain consecutive hashes (##). A single # already matches "
+	                                   "zero or more segments. Got: logs.##");
+	EXPECT_EQ(PatternError("logs.*#"),
+	          "pattern cannot contain adjacent wildcards (*# or #*). Separate wildcards with dots. Got: logs.*#");
+	EXPECT_EQ(PatternError("logs.#*"),
+	          "pattern cannot contain adjacent wildcards (*# or #*). Separate wildcards with dots. Got: logs.#*");
+}
+
+TEST(TopicPattern, RulesApplyInUpstreamOrder)
+{
+	// Length before characters, characters before dots, dots before wildcards,
+	// stars before hashes before adjacency.
+	EXPECT_EQ(PatternError(std::string(300, '!')), "pattern length cannot exceed 255 characters, got 300 characters");
+	EXPECT_EQ(PatternError(".a!"), "pattern contains invalid characters. Only alphanumeric, dots, hyphens, "
+	                               "underscores, *, and # are allowed. Got: .a!");
+	EXPECT_EQ(PatternError(".**"), "pattern cannot start with a dot. Got: .**");
+	EXPECT_EQ(PatternError("a..**"), "pattern cannot contain consecutive dots. Got: a..**");
+	EXPECT_EQ(PatternError("**.##"),
+	          "pattern cannot contain consecutive stars (**). Use # for multi-segment matching. Got: **.##");
+	EXPECT_EQ(PatternError("##.*#"), "pattern cannot contain consecutive hashes (##). A single # already matches "
+	                                 "zero or more segments. Got: ##.*#");
+	// *** holds both ** and, read as a whole, nothing else: the star rule.
+	EXPECT_EQ(PatternError("***"),
+	          "pattern cannot contain consecutive stars (**). Use # for multi-segment matching. Got: ***");
+}
+
+// ---------------------------------------------------------------------------
+// Compilation
+
+TEST(TopicRegex, CompilesAsUpstreamsGeneratedColumn)
+{
+	EXPECT_EQ(TopicPatternRegex("logs.*"), "^logs\\.[^.]+$");
+	EXPECT_EQ(TopicPatternRegex("logs.#"), "^logs\\..*$");
+	EXPECT_EQ(TopicPatternRegex("#"), "^.*$");
+	EXPECT_EQ(TopicPatternRegex("*.error"), "^[^.]+\\.error$");
+	EXPECT_EQ(TopicPatternRegex("app.*.#"), "^app\\.[^.]+\\..*$");
+	EXPECT_EQ(TopicPatternRegex("a-b_c"), "^a-b_c$");
+	EXPECT_EQ(TopicPatternRegex(""), "^$");
+}
+
+TEST(TopicRegex, EscapesEveryRegexMetacharacter)
+{
+	// Rows inserted without bind_topic are not validated; their regex must
+	// still match only the literal text, as upstream's regexp_replace makes it.
+	EXPECT_EQ(TopicPatternRegex(".+?{}()|[]\\^$"), "^\\.\\+\\?\\{\\}\\(\\)\\|\\[\\]\\\\\\^\\$$");
+	EXPECT_EQ(TopicPatternRegex("a b"), "^a b$");
+	EXPECT_TRUE(Routes("a+b", "a+b"));
+	EXPECT_FALSE(Routes("a+b", "aab"));
+	EXPECT_TRUE(Routes("(x)", "(x)"));
+}
+
+// ---------------------------------------------------------------------------
+// Routing semantics: * one non-empty segment, # any text (zero or more segments)
+
+TEST(TopicRouting, StarMatchesExactlyOneSegment)
+{
+	EXPECT_TRUE(Routes("logs.*", "logs.error"));
+	EXPECT_FALSE(Routes("logs.*", "logs.api.error"));
+	EXPECT_FALSE(Routes("logs.*", "logs"));
+	EXPECT_TRUE(Routes("*.error", "db.error"));
+	EXPECT_FALSE(Routes("*.error", "error"));
+	EXPECT_TRUE(Routes("*", "anything"));
+	EXPECT_FALSE(Routes("*", "two.segments"));
+	// Inside a segment * is one or more characters of that segment.
+	EXPECT_TRUE(Routes("a*b", "axxb"));
+	EXPECT_FALSE(Routes("a*b", "ab"));
+	EXPECT_FALSE(Routes("a*b", "a.b"));
+}
+
+TEST(TopicRouting, HashMatchesZeroOrMoreSegments)
+{
+	EXPECT_TRUE(Routes("#", "a"));
+	EXPECT_TRUE(Routes("#", "a.b.c"));
+	EXPECT_TRUE(Routes("logs.#", "logs.error"));
+	EXPECT_TRUE(Routes("logs.#", "logs.api.error"));
+	// Upstream's consequences (API.md §2.14): logs.# needs "logs." and more,
+	// #.error needs a dot before error.
+	EXPECT_FALSE(Routes("logs.#", "logs"));
+	EXPECT_TRUE(Routes("#.error", "app.error"));
+	EXPECT_TRUE(Routes("#.error", "x.y.error"));
+	EXPECT_FALSE(Routes("#.error", "error"));
+	EXPECT_TRUE(Routes("app.*.#", "app.auth.login.failed"));
+	EXPECT_FALSE(Routes("app.*.#", "app.auth"));
+}
+
+TEST(TopicRouting, LiteralsAreExactAndCaseSensitive)
+{
+	EXPECT_TRUE(Routes("logs.error", "logs.error"));
+	EXPECT_FALSE(Routes("logs.error", "logs.errors"));
+	EXPECT_FALSE(Routes("logs.error", "xlogs.error"));
+	EXPECT_FALSE(Routes("logs.error", "Logs.Error"));
+	// The dot is literal, not "any character".
+	EXPECT_FALSE(Routes("logs.error", "logsXerror"));
+}
+
+// ---------------------------------------------------------------------------
+// send_topic arguments
+
+TEST(TopicSend, MessageThenDelay)
+{
+	EXPECT_EQ(ErrorOf([] { CheckTopicSend(true, -1); }, ErrorKind::NullArgument), "msg cannot be NULL");
+	EXPECT_EQ(ErrorOf([] { CheckTopicSend(false, -1); }), "delay cannot be negative, got: -1");
+	EXPECT_EQ(ErrorOf([] { CheckTopicSend(false, 0); }), "(no error)");
+	EXPECT_EQ(ErrorOf([] { CheckTopicSend(false, 2147483647); }), "(no error)");
+}
+
+}  // namespace
