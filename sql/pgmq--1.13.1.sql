@@ -244,9 +244,7 @@ CREATE FUNCTION pgmq._create_fifo_index_if_not_exists(queue_name TEXT) RETURNS v
     AS 'MODULE_PATHNAME', 'pgmq_create_fifo_index' LANGUAGE C;
 
 CREATE FUNCTION pgmq.create_fifo_indexes_all() RETURNS void
-    LANGUAGE sql AS $$
-    SELECT pgmq.create_fifo_index(queue_name) FROM pgmq.meta
-$$;
+    AS 'MODULE_PATHNAME', 'pgmq_create_fifo_indexes_all' LANGUAGE C;
 
 -------------------------------------------------------------------------------
 -- Insert notifications (LISTEN "pgmq.q_<queue name>.INSERT"), see docs/notify.md

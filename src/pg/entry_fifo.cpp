@@ -7,7 +7,10 @@
 // include/pgmq/core/fifo.hpp and docs/fifo.md).
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/fifo.hpp"
+#include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/statements.hpp"
+
+#include <vector>
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
@@ -178,6 +181,25 @@ PGMQ_FUNCTION(pgmq_create_fifo_index)
 	ResolveQueue(fcinfo, 0, &queue);
 	SpiConnect();
 	RunCore([&] { ExecuteOnce(core::CreateGroupIndexSql(queue.queue_table)); });
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// create_fifo_indexes_all(): create_fifo_index for every queue in pgmq.meta.
+PGMQ_FUNCTION(pgmq_create_fifo_indexes_all)
+{
+	SpiConnect();
+	RunCore([] {
+		ExecuteOnce("SELECT queue_name::pg_catalog.text FROM pgmq.meta ORDER BY queue_name");
+		std::vector<std::string> tables;
+		for (uint64 i = 0; i < SPI_processed; i++) {
+			const char *name = CallPostgres([i] { return SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1); });
+			core::CheckQueueNameCharacters(name);
+			tables.push_back(core::TableName("q", name));
+		}
+		for (const std::string &table : tables)
+			ExecuteOnce(core::CreateGroupIndexSql(table));
+	});
 	SpiFinish();
 	PG_RETURN_VOID();
 }
