@@ -1,0 +1,509 @@
+#!/usr/bin/env python3
+"""test/integration/bad_input_sweep.py: every public pgmq function, every
+argument, every kind of bad value.
+
+The functions come from the catalog (pg_proc in schema pgmq), so a function
+added later is swept without editing this file. For each function the sweep
+makes one call with good arguments, then one call per (argument, bad value):
+NULL in every position, empty, 47/48/63/64-byte and huge names, quotes,
+semicolons, backslashes, newlines, unicode and injection attempts, zero,
+negative and extreme integers, non-object and deeply nested JSON, arrays
+with NULL elements, two dimensions or mismatched lengths, infinite
+timestamps, and 100 MB payloads. After every call:
+
+  - the backend that made the call still answers SELECT 1, a second
+    connection opened at the start is still alive (a crash restarts every
+    backend) and pg_postmaster_start_time() has not changed;
+  - an error carries a SQLSTATE listed in docs/errors.md, and never an
+    internal-error class (XX...);
+  - a failed call left its queue's row count as it was, and two sentinel
+    queues (plain and partitioned) that no call names still hold exactly
+    their messages and archives, byte for byte.
+
+Runs in a database of its own on the cluster in PGHOST/PGPORT/PGUSER, which
+it drops at the end. Exit 0 when every check held. PGMQ_SWEEP_QUICK=1 skips
+the 100 MB payloads.
+"""
+import os
+import re
+import sys
+import time
+
+import psycopg
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DOCUMENTED = os.path.join(REPO, "docs", "errors.md")
+BIG_PAYLOAD_BYTES = 100 * 1024 * 1024
+QUICK = os.environ.get("PGMQ_SWEEP_QUICK") == "1"
+
+# Every call runs under these limits: a call that waits longer is cancelled
+# (57014), which is a documented outcome, not a hang.
+STATEMENT_TIMEOUT = "5s"
+LOCK_TIMEOUT = "2s"
+
+
+def documented_sqlstates():
+    """The SQLSTATEs of docs/errors.md: the first column of its tables, `XXXXX`."""
+    codes = set()
+    with open(DOCUMENTED, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"^\|\s*`([0-9A-Z]{5})`\s*\|", line)
+            if m:
+                codes.add(m.group(1))
+    return codes
+
+
+# --- values -----------------------------------------------------------------
+
+def names():
+    """Bad queue (and table) names. None of them is, or lowercases to, a sentinel."""
+    return [
+        ("empty", ""),
+        ("47 chars", "n" * 47),
+        ("48 chars", "n" * 48),
+        ("63 bytes", "n" * 63),
+        ("64 bytes", "n" * 64),
+        ("47 two-byte chars", "é" * 47),
+        ("1 MB", "n" * (1024 * 1024)),
+        ("double quote", 'quote"name'),
+        ("lone double quote", '"'),
+        ("single quote", "single'quote"),
+        ("semicolon", "semi;colon"),
+        ("double dash", "double--dash"),
+        ("dollar", "dollar$sign"),
+        ("dollar quote", "$$"),
+        ("backslash", "back\\slash"),
+        ("trailing backslash", "name\\"),
+        ("newline", "new\nline"),
+        ("tab", "tab\tname"),
+        ("unicode", "队列"),
+        ("emoji", "🙂queue"),
+        ("right-to-left", "\u202equeue"),
+        ("mixed case", "MiXeD"),
+        ("dot", "dot.name"),
+        ("space", "space name"),
+        ("comment opener", "x/*"),
+        ("printf", "%s%n%x"),
+        ("path", "../victim"),
+        ("quote then cast", 'victim"::text'),
+        ("injection quote", "victim'; DROP TABLE pgmq.q_sentinel; --"),
+        ("injection ident", 'victim"; DROP TABLE pgmq.q_sentinel; --'),
+        ("injection no semicolon", 'victim" WHERE true OR "'),
+        ("injection union", 'x" UNION SELECT * FROM pgmq."q_sentinel'),
+        ("table prefix", "q_sentinel"),
+        ("catalog", "pg_catalog.pg_class"),
+        ("meta", "meta"),
+        ("qualified", "pgmq.meta"),
+    ]
+
+
+def texts():
+    """Bad values for other text arguments (prefixes, patterns, keys, intervals, roles)."""
+    return [
+        ("empty", ""),
+        ("100 kB", "t" * 100_000),
+        ("double quote", 'a"b'),
+        ("single quote", "a'b"),
+        ("semicolon", "a;b"),
+        ("backslash", "a\\b"),
+        ("newline", "a\nb"),
+        ("unicode", "队列.键"),
+        ("injection", "x'); DELETE FROM pgmq.q_sentinel; --"),
+        ("hash", "#"),
+        ("star", "*"),
+        ("dots", ".."),
+        ("regex", "(a+)+$"),
+        ("zero", "0"),
+        ("negative", "-1"),
+        ("beyond int4", "2147483648"),
+        ("duration", "1 year"),
+        ("bad duration", "5 fortnights"),
+        ("infinity", "infinity"),
+        ("role public", "public"),
+        ("printf", "%s%n"),
+    ]
+
+
+def int4s():
+    return [("zero", 0), ("minus one", -1), ("min int4", -(2**31)), ("max int4", 2**31 - 1)]
+
+
+def int8s():
+    return [("zero", 0), ("minus one", -1), ("min int8", -(2**63)), ("max int8", 2**63 - 1)]
+
+
+def nested_array(depth):
+    return "[" * depth + "]" * depth
+
+
+def jsonbs():
+    return [
+        ("json null", "null"),
+        ("number", "0"),
+        ("big number", "1e308"),
+        ("string", '"text"'),
+        ("empty array", "[]"),
+        ("array", "[1, null, {}]"),
+        ("boolean", "true"),
+        ("empty object", "{}"),
+        ("null member", '{"a": null}'),
+        ("nested 1000", nested_array(1000)),
+        ("10k keys", "{" + ", ".join('"k%d": %d' % (i, i) for i in range(10_000)) + "}"),
+        ("1 MB string", '{"s": "' + "x" * (1024 * 1024) + '"}'),
+        ("unicode escape", '{"s": "\\u00e9\\ud83d\\ude42"}'),
+        ("group key", '{"x-pgmq-group": null}'),
+    ]
+
+
+def jsonb_arrays():
+    return [
+        ("empty", []),
+        ("one NULL", [None]),
+        ("NULL first", [None, "{}"]),
+        ("NULL last", ["{}", None]),
+        ("two dimensions", [["{}"], ["{}"]]),
+        ("not objects", ["null", "1", '"s"', "[]"]),
+        ("one element", ["{}"]),
+        ("three elements", ["{}", "{}", "{}"]),
+        ("10k elements", ["{}"] * 10_000),
+    ]
+
+
+def int8_arrays():
+    return [
+        ("empty", []),
+        ("one NULL", [None]),
+        ("NULL among", [1, None, 2]),
+        ("two dimensions", [[1], [2]]),
+        ("extremes", [-(2**63), -1, 0, 2**63 - 1]),
+        ("duplicates", [1, 1, 1]),
+        ("100k ids", list(range(100_000))),
+    ]
+
+
+def timestamps():
+    return [
+        ("infinity", "infinity"),
+        ("minus infinity", "-infinity"),
+        ("epoch", "epoch"),
+        ("earliest", "4713-11-24 00:00:00+00 BC"),
+        ("latest", "294276-12-31 23:59:59+00"),
+        ("future", "2200-01-01 00:00:00+00"),
+    ]
+
+
+def booleans():
+    return [("true", True), ("false", False)]
+
+
+BAD_VALUES = {
+    "text": None,  # names() or texts(), by argument name
+    "integer": int4s,
+    "bigint": int8s,
+    "boolean": booleans,
+    "jsonb": jsonbs,
+    "jsonb[]": jsonb_arrays,
+    "bigint[]": int8_arrays,
+    "timestamp with time zone": timestamps,
+}
+
+NAME_ARGUMENTS = {"queue_name", "table_name"}
+
+# Good values by argument name, then by type: a call with only these should
+# reach the function's real work, so that each bad value is tested alone.
+GOOD_BY_NAME = {
+    "queue_name": "victim",
+    "table_name": "victim",
+    "msg": '{"ok": 1}',
+    "msgs": ['{"ok": 1}', '{"ok": 2}'],
+    "vt": 0,
+    "qty": 1,
+    "conditional": "{}",
+    "max_poll_seconds": 0,
+    "poll_interval_ms": 10,
+    "msg_id": 1,
+    "msg_ids": [1, 2],
+    "prefix": "q",
+    "partition_interval": "10000",
+    "retention_interval": "100000",
+    "premake": 4,
+    "partitioned": False,
+    "role_name": "postgres",
+    "archive": True,
+    "throttle_interval_ms": 250,
+    "pattern": "victim.*",
+    "routing_key": "victim.a",
+    "extension_name": "pgmq",
+}
+# A plain queue cannot become partitioned: create_partitioned gets a queue of
+# its own, created by its first call and found again by the later ones.
+GOOD_BY_FUNCTION = {("create_partitioned", "queue_name"): "pvictim"}
+GOOD_BY_TYPE = {
+    "text": "victim",
+    "integer": 1,
+    "bigint": 1,
+    "boolean": True,
+    "jsonb": '{"h": 1}',
+    "jsonb[]": ['{"h": 1}', '{"h": 2}'],
+    "bigint[]": [1, 2],
+    "timestamp with time zone": "2000-01-01 00:00:00+00",
+}
+
+
+def good_value(arg_name, arg_type, function=None):
+    if (function, arg_name) in GOOD_BY_FUNCTION:
+        return GOOD_BY_FUNCTION[(function, arg_name)]
+    if arg_name in GOOD_BY_NAME:
+        value = GOOD_BY_NAME[arg_name]
+        # vt/delay are integer or timestamptz depending on the overload.
+        if arg_type == "timestamp with time zone" and not isinstance(value, str):
+            return GOOD_BY_TYPE[arg_type]
+        return value
+    return GOOD_BY_TYPE[arg_type]
+
+
+def bad_values(arg_name, arg_type):
+    if arg_type == "text":
+        values = names() if arg_name in NAME_ARGUMENTS else texts()
+    else:
+        values = BAD_VALUES[arg_type]()
+    return [("NULL", None)] + values
+
+
+# --- the sweep ---------------------------------------------------------------
+
+class Sweep:
+    def __init__(self, dbname):
+        self.dbname = dbname
+        self.documented = documented_sqlstates()
+        self.failures = []
+        self.calls = 0
+        self.errors_by_state = {}
+        self.rejected_by_type_input = 0
+        self.cast_ok = {}
+        self.good_call_errors = []
+        self.connect()
+
+    def connect(self):
+        self.caller = psycopg.connect(dbname=self.dbname, autocommit=True)
+        self.caller.execute("SET statement_timeout = '%s'" % STATEMENT_TIMEOUT)
+        self.caller.execute("SET lock_timeout = '%s'" % LOCK_TIMEOUT)
+        self.caller.execute("SET client_min_messages = error")
+
+    def fail(self, what):
+        self.failures.append(what)
+        print("FAIL: " + what, flush=True)
+
+    # Setup ------------------------------------------------------------------
+
+    def setup(self):
+        c = self.caller
+        c.execute("CREATE SCHEMA IF NOT EXISTS partman")
+        c.execute("CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman")
+        c.execute("CREATE EXTENSION IF NOT EXISTS pgmq")
+        # Sentinels: no call names them; they must come out untouched.
+        c.execute("SELECT pgmq.create('sentinel')")
+        c.execute("SELECT pgmq.send_batch('sentinel', ARRAY(SELECT jsonb_build_object('n', i) "
+                  "FROM generate_series(1, 100) i))")
+        c.execute("SELECT pgmq.archive('sentinel', ARRAY(SELECT generate_series(1, 10)::bigint))")
+        c.execute("SELECT pgmq.create_partitioned('psentinel', '1000', '100000')")
+        c.execute("SELECT pgmq.send_batch('psentinel', ARRAY(SELECT jsonb_build_object('n', i) "
+                  "FROM generate_series(1, 50) i))")
+        c.execute("SELECT pgmq.archive('psentinel', ARRAY(SELECT generate_series(1, 5)::bigint))")
+        self.sentinel_state = self.sentinels()
+        self.monitor = psycopg.connect(dbname=self.dbname, autocommit=True)
+        self.start_time = self.monitor.execute("SELECT pg_postmaster_start_time()").fetchone()[0]
+
+    def sentinels(self):
+        """A fingerprint of the sentinel queues: row counts and a hash of every row."""
+        parts = []
+        for table in ("q_sentinel", "a_sentinel", "q_psentinel", "a_psentinel"):
+            parts.append(self.caller.execute(
+                "SELECT count(*), md5(coalesce(string_agg(t::text, ',' ORDER BY msg_id), '')) FROM pgmq.%s t" % table
+            ).fetchone())
+        parts.append(self.caller.execute(
+            "SELECT count(*) FROM pgmq.meta WHERE queue_name IN ('sentinel', 'psentinel')").fetchone())
+        return parts
+
+    def ensure_victim(self):
+        """The queue that calls name: present, with a few visible messages. Returns its row count."""
+        c = self.caller
+        c.execute("SELECT pgmq.create('victim')")
+        count = c.execute("SELECT count(*) FROM pgmq.q_victim").fetchone()[0]
+        if count > 1000:
+            c.execute("SELECT pgmq.purge_queue('victim')")
+            count = 0
+        if count < 3:
+            c.execute("SELECT pgmq.send_batch('victim', ARRAY['{\"v\": 1}', '{\"v\": 2}', '{\"v\": 3}']::jsonb[])")
+            count += 3
+        # Keep them visible: a read with a large vt would hide them from later calls.
+        c.execute("UPDATE pgmq.q_victim SET vt = '2000-01-01'")
+        return c.execute("SELECT count(*) FROM pgmq.q_victim").fetchone()[0]
+
+    def functions(self):
+        return self.caller.execute("""
+            SELECT p.proname,
+                   pg_get_function_identity_arguments(p.oid),
+                   coalesce(p.proargnames[1:p.pronargs], '{}'),
+                   ARRAY(SELECT format_type(t, NULL) FROM unnest(p.proargtypes::oid[]) WITH ORDINALITY u(t, i)
+                         ORDER BY i)
+            FROM pg_proc p
+            WHERE p.pronamespace = 'pgmq'::regnamespace
+              AND p.prorettype <> 'trigger'::regtype
+              AND p.prokind = 'f'
+            ORDER BY 1, 2""").fetchall()
+
+    # One call ---------------------------------------------------------------
+
+    def castable(self, value, arg_type):
+        """Whether PostgreSQL's own type input accepts the value (else pgmq never sees it)."""
+        key = (arg_type, hash(repr(value)))
+        if key not in self.cast_ok:
+            try:
+                self.caller.execute("SELECT (%%s::%s) IS NULL" % arg_type, [value])
+                self.cast_ok[key] = True
+            except psycopg.Error:
+                self.cast_ok[key] = False
+        return self.cast_ok[key]
+
+    def call(self, name, arg_types, values, label):
+        if not all(self.castable(v, t) for v, t in zip(values, arg_types)):
+            self.rejected_by_type_input += 1
+            return
+        before = self.ensure_victim()
+        args = ", ".join("%%s::%s" % t for t in arg_types)
+        # count(*) consumes every row server-side: 100 MB results and
+        # infinite timestamps never cross to the client.
+        statement = 'SELECT count(*) FROM pgmq."%s"(%s) AS r' % (name, args)
+        self.calls += 1
+        error = None
+        try:
+            self.caller.execute(statement, values)
+        except psycopg.Error as e:
+            error = e
+        where = "%s(%s) [%s]" % (name, ", ".join(arg_types), label)
+        if error is not None and label == "good arguments":
+            self.good_call_errors.append("%s(%s): %s" % (name, ", ".join(arg_types), error.sqlstate))
+        if error is not None:
+            state = error.sqlstate
+            self.errors_by_state[state] = self.errors_by_state.get(state, 0) + 1
+            if state is None:
+                self.fail("%s: error without SQLSTATE: %s" % (where, str(error).strip()[:300]))
+            elif state.startswith("XX"):
+                self.fail("%s: internal error %s: %s" % (where, state, str(error).strip()[:300]))
+            elif state not in self.documented:
+                self.fail("%s: SQLSTATE %s is not in docs/errors.md: %s" % (where, state, str(error).strip()[:300]))
+        self.check_alive(where)
+        if error is not None and self.caller.execute(
+                "SELECT to_regclass('pgmq.q_victim') IS NOT NULL").fetchone()[0]:
+            after = self.caller.execute("SELECT count(*) FROM pgmq.q_victim").fetchone()[0]
+            if after != before:
+                self.fail("%s: failed, yet the queue went from %d to %d messages" % (where, before, after))
+        state = self.sentinels()
+        if state != self.sentinel_state:
+            self.fail("%s: a sentinel queue changed: %r -> %r" % (where, self.sentinel_state, state))
+            self.sentinel_state = state
+
+    def check_alive(self, where):
+        try:
+            self.caller.execute("SELECT 1").fetchone()
+        except psycopg.Error as e:
+            self.fail("%s: the calling backend is gone: %s" % (where, e))
+            self.connect()
+        try:
+            start = self.monitor.execute("SELECT pg_postmaster_start_time()").fetchone()[0]
+            if start != self.start_time:
+                self.fail("%s: the postmaster restarted (%s -> %s)" % (where, self.start_time, start))
+                self.start_time = start
+        except psycopg.Error as e:
+            self.fail("%s: another backend was killed (crash restart?): %s" % (where, e))
+            self.monitor = psycopg.connect(dbname=self.dbname, autocommit=True)
+            self.start_time = self.monitor.execute("SELECT pg_postmaster_start_time()").fetchone()[0]
+
+    # The sweep --------------------------------------------------------------
+
+    def run(self):
+        self.setup()
+        functions = self.functions()
+        for name, identity, arg_names, arg_types in functions:
+            arg_names = list(arg_names) + [""] * (len(arg_types) - len(arg_names))
+            good = [good_value(n, t, name) for n, t in zip(arg_names, arg_types)]
+            self.call(name, arg_types, good, "good arguments")
+            for i, (arg_name, arg_type) in enumerate(zip(arg_names, arg_types)):
+                if arg_type not in BAD_VALUES:
+                    self.fail("%s(%s): no bad values for type %s" % (name, identity, arg_type))
+                    continue
+                for label, value in bad_values(arg_name, arg_type):
+                    values = list(good)
+                    values[i] = value
+                    self.call(name, arg_types, values, "%s = %s" % (arg_name or "$%d" % (i + 1), label))
+            # Arrays of mismatched lengths: msgs and headers disagree.
+            if "msgs" in arg_names and "headers" in arg_names:
+                m, h = arg_names.index("msgs"), arg_names.index("headers")
+                for label, msgs, headers in (("2 msgs, 1 header", ['{}', '{}'], ['{}']),
+                                             ("1 msg, 2 headers", ['{}'], ['{}', '{}']),
+                                             ("1 msg, empty headers", ['{}'], []),
+                                             ("1 msg, 2-D headers", ['{}'], [['{}']])):
+                    values = list(good)
+                    values[m], values[h] = msgs, headers
+                    self.call(name, arg_types, values, label)
+        self.sweep_big_payloads(functions)
+        return functions
+
+    def sweep_big_payloads(self, functions):
+        if QUICK:
+            print("100 MB payloads skipped (PGMQ_SWEEP_QUICK=1)")
+            return
+        big = '{"payload": "' + "x" * BIG_PAYLOAD_BYTES + '"}'
+        cases = {
+            ("send", "queue_name text, msg jsonb"): "msg",
+            ("send", "queue_name text, msg jsonb, headers jsonb"): "headers",
+            ("send_batch", "queue_name text, msgs jsonb[]"): "msgs",
+            ("read", "queue_name text, vt integer, qty integer, conditional jsonb"): "conditional",
+        }
+        for name, identity, arg_names, arg_types in functions:
+            target = cases.get((name, identity))
+            if target is None:
+                continue
+            values = [good_value(n, t) for n, t in zip(arg_names, arg_types)]
+            i = list(arg_names).index(target)
+            values[i] = [big] if arg_types[i] == "jsonb[]" else big
+            started = time.monotonic()
+            self.call(name, arg_types, values, "%s = 100 MB" % target)
+            print("%s(%s) with a 100 MB %s: %.1f s" % (name, identity, target, time.monotonic() - started))
+            self.caller.execute("SELECT pgmq.purge_queue('victim')")
+
+
+def main():
+    dbname = "pgmq_sweep_%d" % os.getpid()
+    admin = psycopg.connect(dbname="postgres", autocommit=True)
+    admin.execute('CREATE DATABASE "%s"' % dbname)
+    started = time.monotonic()
+    try:
+        sweep = Sweep(dbname)
+        functions = sweep.run()
+        final = sweep.sentinels()
+        sweep.caller.close()
+        sweep.monitor.close()
+    finally:
+        admin.execute('DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % dbname)
+    print("functions swept: %d" % len(functions))
+    print("calls made: %d (another %d values were refused by PostgreSQL's type input before any pgmq code)"
+          % (sweep.calls, sweep.rejected_by_type_input))
+    print("outcomes: " + ", ".join("%s %d" % (k or "no error", v) for k, v in sorted(
+        sweep.errors_by_state.items(), key=lambda kv: kv[0] or "")) +
+        ", success %d" % (sweep.calls - sum(sweep.errors_by_state.values())))
+    # Calls whose good arguments still fail (by design: a plain queue cannot
+    # become partitioned) test their bad values against the early checks only.
+    print("good-argument calls that failed: " + (", ".join(sweep.good_call_errors) or "none"))
+    print("sentinels at the end: %r" % (final,))
+    print("time: %.0f s" % (time.monotonic() - started))
+    if sweep.failures:
+        print("%d checks failed" % len(sweep.failures))
+        return 1
+    print("every call: backend alive, SQLSTATE documented, no message lost")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
