@@ -134,6 +134,16 @@ part_cleanup() {
   exit $status
 }
 
+# maintain [PARENT]: partman.run_maintenance for one parent table, or for
+# all without argument; fails on an error, and also when another session's
+# run held partman's lock (the call then returns without doing anything).
+maintain() {
+  local call out
+  call="SELECT partman.run_maintenance(${1:+'$1'})"
+  out=$(sql "$call" 2>&1) || fail "$call: $out"
+  ! grep -q 'already running' <<<"$out" || fail "$call did nothing: $out"
+}
+
 # runway QUEUE TABLE: runway_messages of the queue ('q') or archive ('a') row.
 runway() {
   sql "SELECT runway_messages FROM pgmq.partition_status('$1') WHERE parent_table = 'pgmq.$2_' || lower('$1')"

@@ -168,7 +168,7 @@ producer=$!
 t0=$(ms)
 sql "CALL partman.partition_data_proc('pgmq.q_burst')" 2>/dev/null
 t1=$(ms)
-sql "SELECT partman.run_maintenance('pgmq.q_burst')" >/dev/null
+maintain pgmq.q_burst
 t2=$(ms)
 sql "ANALYZE pgmq.q_burst_default"
 t3=$(ms)
@@ -181,7 +181,7 @@ while [ "$(sql "SELECT count(*) FROM pgmq.q_burst_default")" != 0 ]; do
   [ $rounds -lt 3 ] || fail "the queue's default partition is still not empty after $rounds recoveries"
   say "late sends in the default partition: recovering again"
   sql "CALL partman.partition_data_proc('pgmq.q_burst')" 2>/dev/null
-  sql "SELECT partman.run_maintenance('pgmq.q_burst')" >/dev/null
+  maintain pgmq.q_burst
   sql "ANALYZE pgmq.q_burst_default"
   rounds=$((rounds + 1))
 done
@@ -189,18 +189,24 @@ done
 say "recovery of the archive (${in_a_default} rows in its default)"
 t0=$(ms)
 sql "CALL partman.partition_data_proc('pgmq.a_burst')" 2>/dev/null
-sql "SELECT partman.run_maintenance('pgmq.a_burst')" >/dev/null
+maintain pgmq.a_burst
 sql "ANALYZE pgmq.a_burst_default"
 say "archive recovery: $(($(ms) - t0)) ms"
 
 check "default_partition_length is 0 again" "SELECT default_partition_length = 0 FROM pgmq.metrics('burst')"
 check "the default partitions are empty" \
   "SELECT (SELECT count(*) FROM pgmq.q_burst_default) + (SELECT count(*) FROM pgmq.a_burst_default) = 0"
-check "runway again (queue and archive)" \
-  "SELECT bool_and(runway_messages > 0 AND default_partition_rows = 0) FROM pgmq.partition_status('burst')"
-sql "SELECT partman.run_maintenance('pgmq.q_burst')" >/dev/null
-sql "SELECT partman.run_maintenance('pgmq.a_burst')" >/dev/null
-sql "SELECT partman.run_maintenance()" >/dev/null
+check "the queue has runway again" \
+  "SELECT runway_messages > 0 AND default_partition_rows = 0
+     FROM pgmq.partition_status('burst') WHERE parent_table = 'pgmq.q_burst'"
+# The archive's partitions are premade from the archive's own newest id, which
+# may lie far behind the queue's: then partition_status rightly shows no
+# runway for it (see docs/partitioning.md, "Queues that drain").
+say "archive after recovery: $(sql "SELECT format('premade_until %s, runway %s', premade_until, runway_messages)
+  FROM pgmq.partition_status('burst') WHERE parent_table = 'pgmq.a_burst'")"
+maintain pgmq.q_burst
+maintain pgmq.a_burst
+maintain
 say "ok: run_maintenance succeeds again, per table and for the database"
 
 # Every message exactly once, with all its columns as before the recovery.
