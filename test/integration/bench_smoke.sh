@@ -17,8 +17,11 @@ for sync in off on; do
     expected+=("${op}_sync_$sync msgs/s" "${op}_sync_${sync}_baseline msgs/s" "${op}_sync_$sync ratio_vs_baseline")
   done
 done
-expected+=("backlog_messages messages" "backlog_read_25pct_vs_100pct ratio")
-for left in 100 75 50 25; do expected+=("backlog_read_ms_at_${left}pct ms"); done
+expected+=("backlog_messages messages")
+for side in "" _baseline; do
+  expected+=("backlog_read_25pct_vs_100pct$side ratio")
+  for left in 100 75 50 25; do expected+=("backlog_read_ms_at_${left}pct$side ms"); done
+done
 expected+=("many_queues queues" "plan_cache_context_before bytes" "plan_cache_context_after bytes"
   "plan_memory_per_queue_hot bytes" "backend_memory_per_queue_hot bytes"
   "plan_memory_per_queue_all bytes" "backend_memory_per_queue_all bytes"
