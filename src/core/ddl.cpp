@@ -63,6 +63,11 @@ std::string DeleteMetaSql()
 	return "DELETE FROM pgmq.meta WHERE queue_name OPERATOR(pg_catalog.=) $1 RETURNING is_partitioned";
 }
 
+std::string LockQueueTableSql(std::string_view queue_name)
+{
+	return "LOCK TABLE " + QualifiedTable(TableName("q", queue_name)) + " IN ACCESS EXCLUSIVE MODE";
+}
+
 std::string CountQueueSql(std::string_view queue_name)
 {
 	return "SELECT pg_catalog.count(*) FROM " + QualifiedTable(TableName("q", queue_name));

@@ -141,6 +141,7 @@ PGMQ_FUNCTION(pgmq_purge_queue)
 	SpiConnect();
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
+		ExecuteOnce(core::LockQueueTableSql(name));
 		ExecuteOnce(core::CountQueueSql(name));
 		bool isnull;
 		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));

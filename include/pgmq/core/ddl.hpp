@@ -27,6 +27,10 @@ std::vector<std::string> DropQueueStatements(std::string_view queue_name);
 std::string DeleteMetaSql();
 
 // Row count, then TRUNCATE, of the queue table.
+// Takes the queue table's ACCESS EXCLUSIVE lock, so the count that follows
+// is exactly what TRUNCATE deletes (sends that commit while purge waits
+// are counted too).
+std::string LockQueueTableSql(std::string_view queue_name);
 std::string CountQueueSql(std::string_view queue_name);
 std::string TruncateQueueSql(std::string_view queue_name);
 
