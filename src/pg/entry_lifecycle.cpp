@@ -26,19 +26,12 @@ using namespace pgmq::pg;
 
 namespace {
 
-// Validates a name for create*: upstream's order is characters, then length.
-void ReadNewQueueName(FunctionCallInfo fcinfo, QueueRef *queue)
-{
-	ReadQueueName(fcinfo, 0, queue);
-	RunCore([queue] { core::CheckQueueNameLength(std::string_view(queue->name, queue->name_len)); });
-}
-
 // create_non_partitioned / create_unlogged: idempotent; an existing queue
 // keeps its kind and meta flags.
 Datum CreateQueue(FunctionCallInfo fcinfo, core::QueueKind kind)
 {
 	QueueRef queue;
-	ReadNewQueueName(fcinfo, &queue);
+	ReadNewQueueName(fcinfo, 0, &queue);
 	LockQueueName(queue);
 	const Datum name_datum = PG_GETARG_DATUM(0);
 	SpiConnect();

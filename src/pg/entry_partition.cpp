@@ -54,7 +54,7 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 {
 	QueueRef queue;
 	Partman partman;
-	ReadQueueName(fcinfo, 0, &queue);
+	ReadNewQueueName(fcinfo, 0, &queue);
 	RequireArgument(fcinfo, 1, "partition_interval");
 	RequireArgument(fcinfo, 2, "retention_interval");
 	RequireArgument(fcinfo, 3, "premake");
@@ -65,7 +65,6 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 	const char *retention_text = text_to_cstring(retention_interval);
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
-		core::CheckQueueNameLength(name);
 		core::CheckPartitionedQueueName(name);
 		core::PlanPartitioning(partition_text, retention_text, premake);
 	});

@@ -19,19 +19,29 @@ void RequireArgument(FunctionCallInfo fcinfo, int argno, const char *what)
 		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("%s cannot be NULL", what)));
 }
 
-void ReadQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue)
+namespace {
+
+void ReadName(FunctionCallInfo fcinfo, int argno, QueueRef *queue, bool new_queue)
 {
 	RequireArgument(fcinfo, argno, "queue_name");
 	text *name = PG_GETARG_TEXT_PP(argno);
 	queue->name = VARDATA_ANY(name);
 	queue->name_len = VARSIZE_ANY_EXHDR(name);
 	queue->queue_relid = InvalidOid;
-	RunCore([queue] {
+	RunCore([queue, new_queue] {
 		const std::string_view view(queue->name, queue->name_len);
 		core::CheckQueueNameCharacters(view);
+		if (new_queue)
+			core::CheckQueueNameLength(view);
 		core::WriteQueueTableNames(view, queue->queue_table, queue->archive_table, NAMEDATALEN);
 	});
 }
+
+}  // namespace
+
+void ReadQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue) { ReadName(fcinfo, argno, queue, false); }
+
+void ReadNewQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue) { ReadName(fcinfo, argno, queue, true); }
 
 bool QueueExists(QueueRef *queue)
 {

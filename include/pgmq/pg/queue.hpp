@@ -19,6 +19,10 @@ struct QueueRef {
 // table names cannot be identifiers.
 void ReadQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
 
+// ReadQueueName for create*: the 47-character limit is checked after the
+// characters and before the table names, upstream's order.
+void ReadNewQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
+
 // Looks up the queue table of a read name; fills queue_relid.
 bool QueueExists(QueueRef *queue);
 
