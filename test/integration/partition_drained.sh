@@ -77,30 +77,8 @@ say "workaround: premake from the sequence"
 # The archive's spilled row first (the guide's recovery), then partitions
 # ahead of the queue's sequence for the queue and the archive.
 sql "CALL partman.partition_data_proc('pgmq.a_drained')" 2>/dev/null
-sql "CREATE PROCEDURE public.premake_from_sequence()
-     LANGUAGE plpgsql AS \$\$
-     DECLARE
-       c record;
-       last_id bigint;
-     BEGIN
-       FOR c IN SELECT p.parent_table, p.partition_interval::bigint AS step, p.premake,
-                       quote_ident('q_' || substr(split_part(p.parent_table, '.', 2), 3) || '_msg_id_seq') AS seq
-                  FROM partman.part_config p
-                 WHERE p.parent_table LIKE 'pgmq.%' AND p.control = 'msg_id'
-                 ORDER BY p.parent_table
-       LOOP
-         EXECUTE format('SELECT last_value FROM pgmq.%s', c.seq) INTO last_id;
-         BEGIN
-           PERFORM partman.create_partition_id(c.parent_table, ARRAY(
-             SELECT generate_series(last_id / c.step * c.step, (last_id / c.step + c.premake) * c.step, c.step)));
-         EXCEPTION WHEN OTHERS THEN
-           RAISE WARNING 'premaking partitions of % failed: %', c.parent_table, split_part(SQLERRM, E'\n', 1);
-         END;
-         COMMIT;
-       END LOOP;
-     END
-     \$\$"
-sql "CALL public.premake_from_sequence()"
+premake=$(doc_example premake-from-sequence)
+sql "$premake"
 check "'drained' and its archive have partitions to id 69 (last id 40, premake 2)" \
   "SELECT bool_and(premade_until = '69' AND runway_messages = 29) FROM pgmq.partition_status('drained')"
 check "'backlog' untouched where partman had premade already" \

@@ -13,9 +13,10 @@ PART_BGW_SAVED=
 PART_START=$SECONDS
 
 # sql SQL...: runs the statements in the test database, unaligned, tuples
-# only, stopping at the first error.
+# only, stopping at the first error. Read as a script (not with -c), so each
+# statement is its own transaction and a CALL may commit.
 sql() {
-  psql -X -q -At -v ON_ERROR_STOP=1 -d "$PART_DB" -c "$*"
+  psql -X -q -At -v ON_ERROR_STOP=1 -d "$PART_DB" -f - <<<"$*"
 }
 
 # sql_admin SQL: the same in the maintenance database postgres.
@@ -132,6 +133,20 @@ part_cleanup() {
     say "FAILED (exit $status)"
   fi
   exit $status
+}
+
+# doc_example NAME: the ```sql block marked <!-- example: NAME --> in
+# docs/partitioning.md, so that the tests run the documented statements.
+doc_example() {
+  local text
+  text=$(awk -v name="$1" '
+    $0 ~ "<!-- example: " name " -->" { armed = 1; next }
+    armed && /^[[:space:]]*```sql[[:space:]]*$/ { inblock = 1; armed = 0; next }
+    inblock && /^[[:space:]]*```[[:space:]]*$/ { exit }
+    inblock { print }
+  ' "$(dirname "${BASH_SOURCE[0]}")/../../docs/partitioning.md")
+  [ -n "$text" ] || fail "docs/partitioning.md has no example '$1'"
+  printf '%s\n' "$text"
 }
 
 # maintain [PARENT]: partman.run_maintenance for one parent table, or for

@@ -87,6 +87,14 @@ sql "ANALYZE pgmq.q_burst_default, pgmq.a_burst_default"
 estimate=$(sql "SELECT default_partition_length FROM pgmq.metrics('burst')")
 [ "$estimate" -gt 0 ] || fail "default_partition_length after ANALYZE is $estimate"
 say "ok: default_partition_length after ANALYZE: $estimate (rows: $in_q_default in q_burst_default, $in_a_default in a_burst_default)"
+# The runway alert of the docs, for 100 messages a minute rather than 10,000
+# (other's runway of 299 is healthy at that rate).
+alert=$(doc_example runway-alert)
+alert=${alert//'2 * 10000'/'2 * 100'}
+flagged=$(sql "WITH alert AS (${alert%;}
+) SELECT string_agg(DISTINCT queue_name, ',') FROM alert")
+[ "$flagged" = burst ] || fail "the runway alert of docs/partitioning.md flagged '$flagged', expected burst"
+say "ok: the documented runway alert flags burst, not other"
 
 # ---------------------------------------------------------------------------
 say "maintenance fails for the overrun queue, and for the whole database"
@@ -115,36 +123,21 @@ say "ok: with one queue overrun, the background worker maintains no queue (other
 
 # Path 1: take the overrun tables out of automatic maintenance. The worker's
 # run_maintenance() then skips them and maintains everything else.
-sql "UPDATE partman.part_config SET automatic_maintenance = 'off'
-      WHERE parent_table IN ('pgmq.q_burst', 'pgmq.a_burst')"
+pause=$(doc_example pause-maintenance)
+sql "${pause//orders/burst}"
 wait_for "automatic_maintenance = 'off' for burst: the worker premakes for other again" 20 \
   "SELECT bool_and(premade_until::bigint >= 499) FROM pgmq.partition_status('other')"
 sql "UPDATE partman.part_config SET automatic_maintenance = 'on'
       WHERE parent_table IN ('pgmq.q_burst', 'pgmq.a_burst')"
 bgw_off
 
-# Path 2: maintenance table by table, each failure isolated (docs/partitioning.md).
-sql "CREATE PROCEDURE public.run_maintenance_each()
-     LANGUAGE plpgsql AS \$\$
-     DECLARE
-       parent text;
-     BEGIN
-       FOR parent IN SELECT parent_table FROM partman.part_config
-                      WHERE automatic_maintenance = 'on' ORDER BY parent_table
-       LOOP
-         BEGIN
-           PERFORM partman.run_maintenance(parent);
-         EXCEPTION WHEN OTHERS THEN
-           RAISE WARNING 'pg_partman maintenance of % failed: %', parent, split_part(SQLERRM, E'\n', 1);
-         END;
-         COMMIT;
-       END LOOP;
-     END
-     \$\$"
+# Path 2: maintenance table by table, each failure isolated: the procedure
+# of docs/partitioning.md, created and called.
 sql "SELECT pgmq.send_batch('other', array_fill('{}'::jsonb, ARRAY[230]))" >/dev/null
 sql "SELECT pgmq.archive('other', 480::bigint)" >/dev/null
 before_each=$(premade_until other q)
-warnings=$(sql "CALL public.run_maintenance_each()" 2>&1)
+each=$(doc_example run-maintenance-each)
+warnings=$(sql "$each" 2>&1)
 grep -q 'maintenance of pgmq.q_burst failed: updated partition constraint' <<<"$warnings" ||
   fail "run_maintenance_each did not report q_burst: $warnings"
 grep -q 'maintenance of pgmq.a_burst failed' <<<"$warnings" || fail "run_maintenance_each did not report a_burst"
@@ -165,33 +158,41 @@ psql -X -q -v ON_ERROR_STOP=1 -d "$PART_DB" -c "DO \$\$
        END LOOP;
      END \$\$" &
 producer=$!
-t0=$(ms)
-sql "CALL partman.partition_data_proc('pgmq.q_burst')" 2>/dev/null
-t1=$(ms)
-maintain pgmq.q_burst
-t2=$(ms)
-sql "ANALYZE pgmq.q_burst_default"
-t3=$(ms)
-say "queue recovery: partition_data_proc $((t1 - t0)) ms, run_maintenance $((t2 - t1)) ms, ANALYZE $((t3 - t2)) ms; total $((t3 - t0)) ms"
+# recover STATEMENTS: the three statements of docs/partitioning.md, one by
+# one, each timed; a failure of run_maintenance fails the test.
+recover() {
+  local statement t out times='' total=0
+  while IFS= read -r statement; do
+    [ -n "$statement" ] || continue
+    t=$(ms)
+    if [[ $statement == *run_maintenance* ]]; then
+      maintain "$(sed -E "s/.*run_maintenance\('([^']+)'\).*/\1/" <<<"$statement")"
+    else
+      out=$(sql "$statement" 2>&1) || fail "$statement: $out"
+    fi
+    t=$(($(ms) - t))
+    total=$((total + t))
+    times+="$(grep -oE 'partition_data_proc|run_maintenance|ANALYZE' <<<"$statement") $t ms, "
+  done <<<"$1"
+  say "${times}total $total ms"
+}
+recover_queue=$(doc_example recover-queue)
+recover_queue=${recover_queue//orders/burst}
+recover "$recover_queue"
 wait "$producer" || fail "the producer failed during recovery"
 # Sends that landed in the default after the last batch moved: the same
-# statements again (run_maintenance already premade beyond them otherwise).
+# statements again, as the docs say.
 rounds=1
 while [ "$(sql "SELECT count(*) FROM pgmq.q_burst_default")" != 0 ]; do
   [ $rounds -lt 3 ] || fail "the queue's default partition is still not empty after $rounds recoveries"
   say "late sends in the default partition: recovering again"
-  sql "CALL partman.partition_data_proc('pgmq.q_burst')" 2>/dev/null
-  maintain pgmq.q_burst
-  sql "ANALYZE pgmq.q_burst_default"
+  recover "$recover_queue"
   rounds=$((rounds + 1))
 done
 
 say "recovery of the archive (${in_a_default} rows in its default)"
-t0=$(ms)
-sql "CALL partman.partition_data_proc('pgmq.a_burst')" 2>/dev/null
-maintain pgmq.a_burst
-sql "ANALYZE pgmq.a_burst_default"
-say "archive recovery: $(($(ms) - t0)) ms"
+recover_archive=$(doc_example recover-archive)
+recover "${recover_archive//orders/burst}"
 
 check "default_partition_length is 0 again" "SELECT default_partition_length = 0 FROM pgmq.metrics('burst')"
 check "the default partitions are empty" \
