@@ -10,6 +10,10 @@
 
 PART_DB=
 PART_BGW_SAVED=
+BGW_HINT="
+  While the worker is on, this waits for it. Is pg_partman's master background
+  worker running? After 'Could not start dynamic pg_partman background process'
+  in the server log, PostgreSQL restarts it only 10 minutes later."
 PART_START=$SECONDS
 
 # sql SQL...: runs the statements in the test database, unaligned, tuples
@@ -58,7 +62,7 @@ wait_for() {
   shift 2
   deadline=$((SECONDS + limit))
   while [ "$(sql "$*")" != t ]; do
-    [ $SECONDS -lt $deadline ] || fail "$what: not within ${limit}s ($*)"
+    [ $SECONDS -lt $deadline ] || fail "$what: not within ${limit}s ($*)${PART_BGW_SAVED:+$BGW_HINT}"
     sleep 0.5
   done
   say "ok: $what"
