@@ -45,6 +45,18 @@ std::vector<std::string> CreateQueueStatements(std::string_view queue_name, Queu
 	};
 }
 
+std::string UnloggedSequenceSql()
+{
+	return "SELECT s.seq FROM pg_catalog.pg_get_serial_sequence($1, 'msg_id') AS s(seq) "
+	       "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(s.seq) "
+	       "WHERE c.relpersistence OPERATOR(pg_catalog.=) 'u'";
+}
+
+std::string SetSequenceLoggedSql(std::string_view quoted_sequence)
+{
+	return "ALTER SEQUENCE " + std::string(quoted_sequence) + " SET LOGGED";
+}
+
 std::string InsertMetaSql()
 {
 	return "INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";

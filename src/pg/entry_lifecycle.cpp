@@ -39,6 +39,15 @@ Datum CreateQueue(FunctionCallInfo fcinfo, core::QueueKind kind)
 		const std::string_view name(queue.name, queue.name_len);
 		for (const std::string &statement : core::CreateQueueStatements(name, kind))
 			ExecuteOnce(statement);
+		if (kind == core::QueueKind::Unlogged) {
+			Oid table_type[1] = {TEXTOID};
+			Datum table[1] = {TextDatum(core::QualifiedTable(queue.queue_table))};
+			if (ExecuteOnce(core::UnloggedSequenceSql(), 1, table_type, table) == 1) {
+				const char *sequence =
+					CallPostgres([] { return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1); });
+				ExecuteOnce(core::SetSequenceLoggedSql(sequence));
+			}
+		}
 		Oid types[3] = {TEXTOID, BOOLOID, BOOLOID};
 		Datum values[3] = {name_datum, BoolGetDatum(false), BoolGetDatum(kind == core::QueueKind::Unlogged)};
 		ExecuteOnce(core::InsertMetaSql(), 3, types, values);

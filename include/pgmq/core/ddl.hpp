@@ -17,6 +17,16 @@ enum class QueueKind { Logged, Unlogged };
 // NOTICEs of an idempotent create match upstream's.
 std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind);
 
+// An unlogged queue table's identity sequence is unlogged too (PostgreSQL
+// 15+), so a crash would restart msg_ids at 1 while the (logged) archive
+// keeps the old ids: later ids would repeat and archive() would fail on the
+// archive's primary key. create_unlogged makes the sequence logged: the
+// messages are lost on a crash, as documented, but ids keep increasing.
+// UnloggedSequenceSql: ($1 queue table, quoted and qualified) -> the
+// sequence's quoted name, one row only while it is unlogged.
+std::string UnloggedSequenceSql();
+std::string SetSequenceLoggedSql(std::string_view quoted_sequence);
+
 // INSERT of the meta row: ($1 queue name, $2 is_partitioned, $3 is_unlogged).
 std::string InsertMetaSql();
 
