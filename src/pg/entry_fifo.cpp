@@ -15,7 +15,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
-#include "pgmq/pg/wakeup.hpp"
+#include "pgmq/pg/poll.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -105,8 +105,9 @@ void DecodeGroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements,
 }
 
 // One attempt; rows are in SPI_tuptable. Requires SPI.
-uint64 GroupReadOnce(const GroupReadRequest &request)
+uint64 GroupReadOnce(const void *untyped_request)
 {
+	const GroupReadRequest &request = *static_cast<const GroupReadRequest *>(untyped_request);
 	const TimestampTz now = GetCurrentTimestamp();
 	Datum values[3] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
 	                   Int64GetDatum(request.qty)};
@@ -121,7 +122,7 @@ Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
 	BeginRowsResult(fcinfo);
 	DecodeGroupRead(fcinfo, statements, &request);
 	SpiConnect();
-	GroupReadOnce(request);
+	GroupReadOnce(&request);
 	EmitRows(fcinfo);
 	SpiFinish();
 	return Datum(0);
@@ -133,26 +134,10 @@ Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
 Datum GroupReadWithPoll(FunctionCallInfo fcinfo, const GroupStatements &statements)
 {
 	GroupReadRequest request;
-	core::PollSchedule schedule;
 	BeginRowsResult(fcinfo);
 	DecodeGroupRead(fcinfo, statements, &request);
-	RequireArgument(fcinfo, 3, "max_poll_seconds");
-	RequireArgument(fcinfo, 4, "poll_interval_ms");
-	const int32 max_poll_seconds = PG_GETARG_INT32(3);
-	const int32 poll_interval_ms = PG_GETARG_INT32(4);
-	RunCore([&] { schedule = core::MakePollSchedule(GetCurrentTimestamp(), max_poll_seconds, poll_interval_ms); });
 	SpiConnect();
-	for (;;) {
-		if (GroupReadOnce(request) > 0) {
-			EmitRows(fcinfo);
-			break;
-		}
-		SPI_freetuptable(SPI_tuptable);
-		const long wait_ms = core::NextPollWaitMs(schedule, GetCurrentTimestamp());
-		if (wait_ms < 0)
-			break;
-		WaitForMessages(wait_ms);
-	}
+	PollForMessages(fcinfo, request.queue, GroupReadOnce, &request);
 	SpiFinish();
 	return Datum(0);
 }

@@ -8,7 +8,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
-#include "pgmq/pg/wakeup.hpp"
+#include "pgmq/pg/poll.hpp"
 
 extern "C" {
 #include "utils/jsonb.h"
@@ -48,8 +48,9 @@ void DecodeRead(FunctionCallInfo fcinfo, int conditional_argno, ReadRequest *req
 }
 
 // One read attempt; rows are in SPI_tuptable. Requires SPI.
-uint64 ReadOnce(const ReadRequest &request)
+uint64 ReadOnce(const void *untyped_request)
 {
+	const ReadRequest &request = *static_cast<const ReadRequest *>(untyped_request);
 	const TimestampTz now = GetCurrentTimestamp();
 	Datum values[4] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
 	                   Int64GetDatum(request.qty), PointerGetDatum(request.conditional)};
@@ -67,7 +68,7 @@ PGMQ_FUNCTION(pgmq_read)
 	BeginRowsResult(fcinfo);
 	DecodeRead(fcinfo, 3, &request);
 	SpiConnect();
-	ReadOnce(request);
+	ReadOnce(&request);
 	EmitRows(fcinfo);
 	SpiFinish();
 	return Datum(0);
@@ -81,30 +82,10 @@ PGMQ_FUNCTION(pgmq_read)
 PGMQ_FUNCTION(pgmq_read_with_poll)
 {
 	ReadRequest request;
-	core::PollSchedule schedule;
 	BeginRowsResult(fcinfo);
 	DecodeRead(fcinfo, 5, &request);
-	RequireArgument(fcinfo, 3, "max_poll_seconds");
-	RequireArgument(fcinfo, 4, "poll_interval_ms");
-	const int32 max_poll_seconds = PG_GETARG_INT32(3);
-	const int32 poll_interval_ms = PG_GETARG_INT32(4);
-	RunCore([&] { schedule = core::MakePollSchedule(GetCurrentTimestamp(), max_poll_seconds, poll_interval_ms); });
 	SpiConnect();
-	// Registered before the first attempt: a send committed after an attempt's
-	// snapshot sets the latch, so the next wait returns at once.
-	StartWaiting(request.queue);
-	for (;;) {
-		if (ReadOnce(request) > 0) {
-			EmitRows(fcinfo);
-			break;
-		}
-		SPI_freetuptable(SPI_tuptable);
-		const long wait_ms = core::NextPollWaitMs(schedule, GetCurrentTimestamp());
-		if (wait_ms < 0)
-			break;
-		WaitForMessages(wait_ms);
-	}
-	StopWaiting();
+	PollForMessages(fcinfo, request.queue, ReadOnce, &request);
 	SpiFinish();
 	return Datum(0);
 }
