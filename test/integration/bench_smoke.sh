@@ -24,7 +24,7 @@ for side in "" _baseline; do
 done
 expected+=("many_queues queues" "plan_cache_context_before bytes" "plan_cache_context_after bytes"
   "plan_memory_per_queue_hot bytes" "backend_memory_per_queue_hot bytes"
-  "plan_memory_per_queue_all bytes" "backend_memory_per_queue_all bytes"
+  "plan_memory_per_queue_all bytes" "backend_memory_per_queue_all bytes" "queue_first_use_in_backend ms"
   "many_queues_send_c1_sync_off msgs/s" "many_queues_send_c1_sync_off_one_queue msgs/s"
   "many_queues_send_c1_sync_off ratio_vs_one_queue"
   "wakeup_trials_$mode trials" "wakeup_p50_$mode ms" "wakeup_p90_$mode ms" "wakeup_p99_$mode ms"
