@@ -198,6 +198,24 @@ CREATE FUNCTION pgmq.partition_status(queue_name TEXT)
                   runway_messages BIGINT, runway_time INTERVAL, default_partition_rows BIGINT)
     AS 'MODULE_PATHNAME', 'pgmq_partition_status' LANGUAGE C;
 
+-- Upstream's conversion of an archive, keeping its rows (upstream leaves them
+-- in a_<name>_old); leading_partition is ignored, as upstream does.
+CREATE FUNCTION pgmq.convert_archive_partitioned(
+    table_name TEXT, partition_interval TEXT DEFAULT '10000', retention_interval TEXT DEFAULT '100000',
+    leading_partition INTEGER DEFAULT 10) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_convert_archive_partitioned' LANGUAGE C;
+
+-- Not in upstream: pg_partman maintenance table by table (one overrun queue
+-- does not stop the others), premaking and retention from each queue's
+-- sequence; the pgmq background worker runs the same (pgmq.maintenance_*).
+CREATE PROCEDURE pgmq.run_partition_maintenance(queue_name TEXT DEFAULT NULL)
+    AS 'MODULE_PATHNAME', 'pgmq_run_partition_maintenance' LANGUAGE C;
+
+-- Not in upstream: the recovery of an overrun queue and its archive; commits
+-- as it goes, so CALL it outside a transaction block.
+CREATE PROCEDURE pgmq.recover_partitioned_queue(queue_name TEXT)
+    AS 'MODULE_PATHNAME', 'pgmq_recover_partitioned_queue' LANGUAGE C;
+
 -------------------------------------------------------------------------------
 -- Access control (not in upstream): grants for one queue, see docs/permissions.md
 -------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // src/pg/module.cpp
 // Library entry: the module magic block and _PG_init.
+#include "pgmq/pg/maintenance_worker.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
@@ -8,4 +9,8 @@ PG_MODULE_MAGIC;
 PGDLLEXPORT void _PG_init(void);
 }
 
-void _PG_init(void) { pgmq::pg::InitWakeup(); }
+void _PG_init(void)
+{
+	pgmq::pg::InitWakeup();
+	pgmq::pg::InitMaintenance();
+}

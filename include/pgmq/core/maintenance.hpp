@@ -1,0 +1,181 @@
+// include/pgmq/core/maintenance.hpp
+// Partition maintenance and recovery of partitioned queues, table by table.
+//
+// pg_partman's own background worker calls run_maintenance() for a whole
+// database in one transaction: one overrun table (rows in its default
+// partition) makes that call fail, and no table of the database is
+// maintained any more. pgmq's maintenance runs pg_partman's maintenance for
+// one table at a time instead, each in a transaction (or subtransaction) of
+// its own, so a failure stays one failure.
+//
+// pg_partman 4.x also premakes id partitions, and applies id retention,
+// relative to the highest msg_id *present* in the table: a queue that its
+// consumers keep empty gets no partitions and overruns after
+// partition_interval x (premake + 1) messages. pgmq premakes from the
+// queue's sequence instead, which knows the newest id even when the table is
+// empty; the arithmetic is here (PremakeStarts, RetentionDrops).
+//
+// Also the statements of recover_partitioned_queue and of
+// convert_archive_partitioned. Glossary: a "table" is a partman parent,
+// pgmq.q_<name> (the queue) or pgmq.a_<name> (its archive); its "default
+// partition" <table>_default receives the rows no partition covers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pgmq/core/partition.hpp"
+
+namespace pgmq::core {
+
+// The partman-managed tables of the queues, one row per table: ($1 queue
+// name, or NULL for every queue) -> queue_name, parent_table (partman's
+// name, pgmq.q_x), table_name (q_x), queue_table (q_x, the queue's table
+// even for an archive), is_archive, control, partition_interval, premake,
+// retention (NULL: none), keeps_tables (retention keeps tables or moves
+// them to another schema: pgmq then drops nothing itself). Without a name,
+// only tables with automatic_maintenance = 'on', as pg_partman's own run
+// does (so pausing a table works the same); with a name, that queue's
+// tables (matched by table name, so any spelling that maps to the queue's
+// tables) whatever the setting, as run_maintenance(parent) does. Queue
+// before archive, queues by name.
+std::string MaintainedTablesSql(std::string_view partman_schema);
+
+// Waits for the transaction-level advisory lock that pg_partman's
+// run_maintenance tries to take (and silently returns without doing
+// anything when it cannot): taken first, the partman call in the same
+// transaction always runs.
+std::string WaitForPartmanMaintenanceLockSql();
+
+// run_maintenance for one parent table ($1).
+std::string RunPartmanMaintenanceSql(std::string_view partman_schema);
+
+// Where an id-partitioned table stands, for premaking from the sequence:
+// ($1 the queue table as a quoted qualified name, pgmq."q_x") -> last_id (the newest msg_id handed out by the queue's sequence, NULL
+// if none yet), oldest_queued (for an archive: the oldest msg_id still in
+// the queue, NULL if empty; NULL for a queue), default_max (the highest
+// msg_id in the default partition, NULL if it is empty or missing).
+// Tables are unquoted relation names in schema pgmq.
+std::string IdPositionSql(std::string_view queue_table, std::string_view table, bool archive, bool has_default);
+
+struct IdPosition {
+	int64_t step = 0;                      // partition_interval, > 0
+	int32_t premake = 0;                   // partitions to keep ahead
+	std::optional<int64_t> last_id;        // newest msg_id handed out
+	std::optional<int64_t> oldest_queued;  // archive only: oldest msg_id in the queue
+	std::optional<int64_t> default_max;    // highest msg_id in the default partition
+};
+
+// The first id of the partition holding id (ids below 0 go to partition 0's
+// side of the line, as pg_partman computes it: id - id % step).
+int64_t PartitionStart(int64_t id, int64_t step);
+
+// Most partitions one maintenance run premakes for a table: a bound on the
+// locks one transaction takes, not a limit anyone should reach (the rest
+// follow in later runs, newest first).
+constexpr std::size_t kMaxPremadePerRun = 1000;
+
+// Starts of the id partitions a table should have, from the sequence: the
+// partition of the newest id and `premake` after it; for an archive also
+// every partition down to that of the oldest message still in the queue
+// (any of them may be archived, and an archive that was rarely written has
+// gaps). Never a partition at or below the highest id in the default
+// partition: pg_partman cannot create those, and rows there wait for
+// recovery. Ascending; the highest kMaxPremadePerRun at most. Existing
+// partitions are in the list too (create_partition_id skips them).
+std::vector<int64_t> PremakeStarts(const IdPosition &position);
+
+// Retention measured from the sequence: the partitions [start, start +
+// step) with start + step <= last_id - retention, that is those pg_partman
+// would drop if the newest message were still present. pgmq drops them
+// only when they are empty (PartitionIsEmptySql), so a queue its consumers
+// keep empty does not pile up empty partitions, and nothing is lost. For an
+// archive only partitions below the oldest message still in the queue (it
+// may still be archived). Never the highest partition. Takes the starts of
+// the existing partitions (any order), returns those to drop, ascending.
+std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retention, std::vector<int64_t> starts);
+
+// The partitions of a parent: ($1 parent as a quoted qualified name) ->
+// partition table name, first id of its range (NULL for the default
+// partition). Read from the catalog: cheaper than asking pg_partman for
+// each partition.
+std::string IdPartitionsSql();
+
+// An integer as int8 input reads it (blanks around it, a sign); nullopt
+// otherwise. part_config keeps id intervals and retentions as text.
+std::optional<int64_t> ParseInt8(std::string_view text);
+
+// create_partition_id for ($1 parent table, $2 bigint[] starts), without the
+// ANALYZE of the whole partition set pg_partman 4.x runs by default.
+std::string CreateIdPartitionsSql(std::string_view partman_schema, int partman_major);
+
+// Whether pgmq.<table> has no row: () -> boolean.
+std::string PartitionIsEmptySql(std::string_view table);
+
+// DROP TABLE of a partition in schema pgmq.
+std::string DropPartitionSql(std::string_view table);
+
+// <table>_default, as pg_partman names the default partition.
+std::string DefaultPartitionName(std::string_view table);
+
+// Whether pgmq.<table> exists: ($1 qualified, quoted name) -> boolean.
+std::string RelationExistsSql();
+
+// Whether the default partition pgmq.<table> has a row: () -> boolean.
+std::string DefaultHasRowsSql(std::string_view default_table);
+
+// One batch of pg_partman's partition_data_id/_time: moves one
+// partition_interval of rows out of the default partition of ($1 parent
+// table) into a partition of its own, created as needed; returns the rows
+// moved (0: the default partition is empty).
+std::string MoveOutOfDefaultSql(std::string_view partman_schema, PartitionKind kind);
+
+// ANALYZE pgmq.<table>.
+std::string AnalyzeSql(std::string_view table);
+
+// The first line of a message (pg_partman appends CONTEXT/DETAIL/HINT lines
+// to the message of errors it re-raises).
+std::string FirstLine(std::string_view message);
+
+// ------------------------------------------------------ convert_archive_partitioned
+
+// convert_archive_partitioned's NOTICEs, as upstream prints them: its
+// format string reads 'Table %s ...', so the name is followed by a literal
+// "s" ("Table a_foos is already partitioned").
+std::string AlreadyPartitionedNotice(std::string_view archive_table);
+std::string ArchiveMissingNotice(std::string_view archive_table);
+
+// The name the old archive is renamed to while its rows move:
+// a_<name>_old. May throw CoreError(NameTooLong) when it is not an
+// identifier.
+std::string OldArchiveTable(std::string_view archive_table);
+
+// ALTER TABLE pgmq.<archive> RENAME TO <old>.
+std::string RenameTableSql(std::string_view table, std::string_view new_name);
+
+// The new partitioned archive, with the old one's columns, defaults,
+// constraints, storage and comments (not its indexes: they are built after
+// the rows have moved), partitioned by msg_id or archived_at.
+std::string CreateConvertedArchiveSql(std::string_view archive_table, std::string_view old_table,
+                                      const PartitionPlan &plan);
+
+// One call of partition_data_id/_time moving up to 100 partition_intervals
+// of rows from ($2 source table) into ($1 parent table), creating their
+// partitions; returns the rows moved (0 when the source is empty).
+std::string MoveFromTableSql(std::string_view partman_schema, PartitionKind kind);
+
+// Indexes of the converted archive, built once its rows are in place: the
+// primary key on msg_id when partitioned by msg_id (as upstream's LIKE ...
+// INCLUDING ALL gives it; a key must contain the partition column, so not
+// by time), and archived_at_idx_<name as given>.
+std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_name, const PartitionPlan &plan);
+
+// DROP TABLE pgmq.<table>.
+std::string DropTableSql(std::string_view table);
+
+}  // namespace pgmq::core
+
+#include "pgmq/core/no_postgres.hpp"

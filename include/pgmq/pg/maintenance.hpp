@@ -1,0 +1,127 @@
+// include/pgmq/pg/maintenance.hpp
+// Partition maintenance of partitioned queues, table by table, shared by the
+// procedure pgmq.run_partition_maintenance, the recovery procedure and the
+// pgmq maintenance background worker (see core/maintenance.hpp for why it
+// is done table by table, and from the sequence). Adapter internals: all
+// functions may ereport, and require SPI to be connected.
+#pragma once
+
+#include "pgmq/core/partition.hpp"
+
+#include "pgmq/pg/boundary.hpp"
+#include "pgmq/pg/partman.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "utils/resowner.h"
+}
+
+namespace pgmq::pg {
+
+// How work is split into transactions between tables.
+enum class Commits {
+	kNone,       // one transaction (the caller's); subtransactions isolate the tables
+	kProcedure,  // SPI_commit after each table: a procedure with a non-atomic SPI connection
+	kWorker,     // a background worker: finish SPI, commit, start a new transaction, reconnect
+};
+
+// One partman-managed table of a queue, in memory that outlives commits.
+struct MaintainedTable {
+	char *queue_name;               // as in pgmq.meta
+	char parent[NAMEDATALEN + 8];   // pgmq.q_x, partman's name for it
+	char table[NAMEDATALEN];        // q_x or a_x
+	char queue_table[NAMEDATALEN];  // q_x: the queue's table, whose sequence numbers both
+	bool is_archive;
+	core::PartitionKind kind;
+	int64 step;       // partition_interval of an id-partitioned table, else 0
+	int32 premake;
+	bool has_retention;  // an id retention that pgmq also applies from the sequence
+	int64 retention;
+	bool keeps_tables;  // retention keeps or moves tables: pgmq drops none
+};
+
+struct MaintainedTables {
+	MaintainedTable *tables;
+	int count;
+};
+
+// Lists the tables to maintain (queue_name NULL: every queue's tables with
+// automatic maintenance on; otherwise that queue's tables), allocating the
+// list in context.
+void ListMaintainedTables(const Partman &partman, text *queue_name, MemoryContext context, MaintainedTables *list);
+
+// Runs fn, a POD-frame function that may ereport, in a subtransaction.
+// Returns nullptr when it succeeded, or its error (copied into the caller's
+// memory context) after rolling the subtransaction back. Must not be
+// called from C++ code that owns objects with destructors.
+template <typename Fn>
+ErrorData *InSubtransaction(Fn &&fn);
+
+// Commits the work so far as mode says (nothing for kNone).
+void CommitBetweenTables(Commits mode);
+
+// What one maintenance pass did.
+struct MaintenanceTally {
+	int tables;
+	int failures;
+	int spilled;    // tables maintained without error that still have rows in their default partition
+	int64 created;  // partitions premade from the sequence (existing ones not counted)
+	int64 dropped;  // empty partitions dropped by retention from the sequence
+};
+
+// Maintains each table of list: pg_partman's run_maintenance for the table,
+// then (id partitions) premaking and retention from the queue's sequence,
+// each in a subtransaction of its own, committing after each table as mode
+// says. A failure becomes a WARNING naming the queue and the table, and the
+// next table is maintained regardless; so do messages left in a default
+// partition.
+void MaintainTables(const Partman &partman, const MaintainedTables &list, Commits mode, MaintenanceTally *tally);
+
+// pg_partman's run_maintenance for one table, after waiting for the lock it
+// would otherwise skip on.
+void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table);
+
+// Premakes the id partitions of table from its queue's sequence (skipping
+// ranges with rows in the default partition) and, when retention is set
+// and asked for, drops the empty partitions retention measured from the
+// sequence reaches. Adds to *created / *dropped.
+void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, bool apply_retention, int64 *created,
+                          int64 *dropped);
+
+// Whether the default partition of table holds rows.
+bool DefaultPartitionHasRows(const MaintainedTable &table);
+
+// WARNING for a failed maintenance step of table, with the first line of
+// error's message (and a hint to recover when the default partition has
+// rows).
+void WarnMaintenanceFailed(const MaintainedTable &table, const char *step, const ErrorData *error);
+
+// ---------------------------------------------------------------- template
+
+template <typename Fn>
+ErrorData *InSubtransaction(Fn &&fn)
+{
+	MemoryContext context = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData *volatile error = nullptr;
+	BeginInternalSubTransaction(nullptr);
+	MemoryContextSwitchTo(context);
+	PG_TRY();
+	{
+		fn();
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		error = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(context);
+	CurrentResourceOwner = owner;
+	return error;
+}
+
+}  // namespace pgmq::pg

@@ -1,0 +1,14 @@
+// include/pgmq/pg/maintenance_worker.hpp
+// The pgmq maintenance background worker: every pgmq.maintenance_interval
+// seconds, in each database of pgmq.maintenance_database, it runs what
+// CALL pgmq.run_partition_maintenance() runs. Registered only when pgmq is
+// in shared_preload_libraries. May ereport.
+#pragma once
+
+namespace pgmq::pg {
+
+// Defines the pgmq.maintenance_* settings and, while the library is being
+// preloaded, registers the launcher. Called from _PG_init.
+void InitMaintenance();
+
+}  // namespace pgmq::pg

@@ -1,0 +1,235 @@
+// src/core/maintenance.cpp
+// Partition maintenance, recovery and archive conversion: SQL and id
+// arithmetic (see maintenance.hpp). May throw CoreError.
+#include "pgmq/core/maintenance.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "pgmq/core/error.hpp"
+#include "pgmq/core/queue_name.hpp"
+
+namespace pgmq::core {
+
+namespace {
+
+std::string Partman(std::string_view partman_schema) { return QuoteIdentifier(partman_schema); }
+
+}  // namespace
+
+std::string MaintainedTablesSql(std::string_view partman_schema)
+{
+	// The table names come from pgmq.format_table_name, the one rule that
+	// maps a queue name to its tables; partman names parents unquoted.
+	return "SELECT m.queue_name::pg_catalog.text, c.parent_table, t.table_name, t.queue_table, t.is_archive, "
+	       "c.control, c.partition_interval, c.premake, c.retention, "
+	       "(c.retention_keep_table OR c.retention_schema IS NOT NULL) "
+	       "FROM pgmq.meta m "
+	       "CROSS JOIN LATERAL (SELECT pgmq.format_table_name(m.queue_name::pg_catalog.text, 'q') AS queue_table) q "
+	       "CROSS JOIN LATERAL (VALUES (q.queue_table, q.queue_table, false), "
+	       "(pgmq.format_table_name(m.queue_name::pg_catalog.text, 'a'), q.queue_table, true)) "
+	       "t(table_name, queue_table, is_archive) "
+	       "JOIN " +
+	       Partman(partman_schema) +
+	       ".part_config c ON c.parent_table OPERATOR(pg_catalog.=) ('pgmq.' OPERATOR(pg_catalog.||) t.table_name) "
+	       "WHERE NOT c.undo_in_progress AND CASE WHEN $1 IS NULL THEN c.automatic_maintenance OPERATOR(pg_catalog.=) 'on' "
+	       "ELSE q.queue_table OPERATOR(pg_catalog.=) pgmq.format_table_name($1, 'q') END "
+	       "ORDER BY m.queue_name, t.is_archive";
+}
+
+std::string WaitForPartmanMaintenanceLockSql()
+{
+	return "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('pg_partman run_maintenance'))";
+}
+
+std::string RunPartmanMaintenanceSql(std::string_view partman_schema)
+{
+	return "SELECT " + Partman(partman_schema) + ".run_maintenance($1)";
+}
+
+std::string IdPositionSql(std::string_view queue_table, std::string_view table, bool archive, bool has_default)
+{
+	// pg_sequence_last_value is NULL until the sequence hands out its first id.
+	std::string sql = "SELECT pg_catalog.pg_sequence_last_value("
+	                  "pg_catalog.pg_get_serial_sequence($1, 'msg_id')::pg_catalog.regclass), ";
+	sql += archive ? "(SELECT pg_catalog.min(msg_id) FROM " + QualifiedTable(queue_table) + "), " : "NULL::pg_catalog.int8, ";
+	sql += has_default ? "(SELECT pg_catalog.max(msg_id) FROM ONLY " + QualifiedTable(DefaultPartitionName(table)) + ")"
+	                   : "NULL::pg_catalog.int8";
+	return sql;
+}
+
+int64_t PartitionStart(int64_t id, int64_t step) { return id - id % step; }
+
+std::vector<int64_t> PremakeStarts(const IdPosition &position)
+{
+	if (position.step <= 0 || position.premake < 0)
+		throw CoreError(ErrorKind::Internal, "partition step and premake must be positive");
+	const int64_t step = position.step;
+	const int64_t newest = PartitionStart(position.last_id.value_or(0), step);
+	const int64_t top = newest + static_cast<int64_t>(position.premake) * step;
+	int64_t low = newest;
+	if (position.oldest_queued)
+		low = std::min(low, PartitionStart(*position.oldest_queued, step));
+	if (position.default_max)
+		low = std::max(low, PartitionStart(*position.default_max, step) + step);
+	if (low > top)
+		return {};
+	// Newest first when the range is too long for one run.
+	const int64_t count = (top - low) / step + 1;
+	if (count > static_cast<int64_t>(kMaxPremadePerRun))
+		low = top - static_cast<int64_t>(kMaxPremadePerRun - 1) * step;
+	std::vector<int64_t> starts;
+	for (int64_t start = low; start <= top; start += step)
+		starts.push_back(start);
+	return starts;
+}
+
+std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retention, std::vector<int64_t> starts)
+{
+	std::vector<int64_t> drops;
+	if (!position.last_id || position.step <= 0 || retention < 0 || starts.empty())
+		return drops;
+	std::sort(starts.begin(), starts.end());
+	starts.pop_back();  // never the highest partition
+	const int64_t limit = *position.last_id - retention;
+	for (int64_t start : starts) {
+		const int64_t end = start + position.step;  // exclusive
+		if (end > limit)
+			continue;
+		if (position.oldest_queued && end > *position.oldest_queued)
+			continue;
+		drops.push_back(start);
+	}
+	return drops;
+}
+
+std::string IdPartitionsSql()
+{
+	return "SELECT c.relname::pg_catalog.text, (pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, c.oid), "
+	       "'^FOR VALUES FROM \\(''?(-?[0-9]+)''?\\)'))[1]::pg_catalog.int8 "
+	       "FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.inhrelid "
+	       "WHERE i.inhparent OPERATOR(pg_catalog.=) $1::pg_catalog.regclass";
+}
+
+std::optional<int64_t> ParseInt8(std::string_view text)
+{
+	auto blank = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+	while (!text.empty() && blank(text.front()))
+		text.remove_prefix(1);
+	while (!text.empty() && blank(text.back()))
+		text.remove_suffix(1);
+	bool negative = false;
+	if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
+		negative = text.front() == '-';
+		text.remove_prefix(1);
+	}
+	if (text.empty())
+		return std::nullopt;
+	// Accumulate negatively: INT64_MIN has no positive counterpart.
+	int64_t value = 0;
+	for (char c : text) {
+		if (c < '0' || c > '9')
+			return std::nullopt;
+		const int digit = c - '0';
+		if (value < (std::numeric_limits<int64_t>::min() + digit) / 10)
+			return std::nullopt;
+		value = value * 10 - digit;
+	}
+	if (!negative) {
+		if (value == std::numeric_limits<int64_t>::min())
+			return std::nullopt;
+		value = -value;
+	}
+	return value;
+}
+
+std::string CreateIdPartitionsSql(std::string_view partman_schema, int partman_major)
+{
+	// 5.x dropped p_analyze (it no longer analyses there).
+	return "SELECT " + Partman(partman_schema) + ".create_partition_id($1, $2" +
+	       (partman_major >= 5 ? ")" : ", p_analyze := false)");
+}
+
+std::string PartitionIsEmptySql(std::string_view table)
+{
+	return "SELECT NOT EXISTS (SELECT FROM " + QualifiedTable(table) + ")";
+}
+
+std::string DropPartitionSql(std::string_view table) { return "DROP TABLE " + QualifiedTable(table); }
+
+std::string DefaultPartitionName(std::string_view table) { return std::string(table) + "_default"; }
+
+std::string RelationExistsSql() { return "SELECT pg_catalog.to_regclass($1) IS NOT NULL"; }
+
+std::string DefaultHasRowsSql(std::string_view default_table)
+{
+	return "SELECT EXISTS (SELECT FROM ONLY " + QualifiedTable(default_table) + ")";
+}
+
+std::string MoveOutOfDefaultSql(std::string_view partman_schema, PartitionKind kind)
+{
+	return "SELECT " + Partman(partman_schema) + (kind == PartitionKind::ById ? ".partition_data_id" : ".partition_data_time") +
+	       "($1, p_batch_count := 1, p_analyze := false)";
+}
+
+std::string AnalyzeSql(std::string_view table) { return "ANALYZE " + QualifiedTable(table); }
+
+std::string FirstLine(std::string_view message)
+{
+	const std::size_t end = message.find('\n');
+	return std::string(end == std::string_view::npos ? message : message.substr(0, end));
+}
+
+std::string AlreadyPartitionedNotice(std::string_view archive_table)
+{
+	return "Table " + std::string(archive_table) + "s is already partitioned";
+}
+
+std::string ArchiveMissingNotice(std::string_view archive_table)
+{
+	return "Table " + std::string(archive_table) + "s does not exists";
+}
+
+std::string OldArchiveTable(std::string_view archive_table)
+{
+	std::string old = std::string(archive_table) + "_old";
+	if (old.size() > kMaxIdentifierBytes)
+		throw CoreError(ErrorKind::NameTooLong, "queue name is too long for its archive to be converted: " + old +
+		                                            " would exceed " + std::to_string(kMaxIdentifierBytes) + " bytes");
+	return old;
+}
+
+std::string RenameTableSql(std::string_view table, std::string_view new_name)
+{
+	return "ALTER TABLE " + QualifiedTable(table) + " RENAME TO " + QuoteIdentifier(new_name);
+}
+
+std::string CreateConvertedArchiveSql(std::string_view archive_table, std::string_view old_table,
+                                      const PartitionPlan &plan)
+{
+	return "CREATE TABLE " + QualifiedTable(archive_table) + " (LIKE " + QualifiedTable(old_table) +
+	       " INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED INCLUDING STORAGE INCLUDING COMMENTS) "
+	       "PARTITION BY RANGE (" +
+	       QuoteIdentifier(plan.archive_column) + ")";
+}
+
+std::string MoveFromTableSql(std::string_view partman_schema, PartitionKind kind)
+{
+	return "SELECT " + Partman(partman_schema) + (kind == PartitionKind::ById ? ".partition_data_id" : ".partition_data_time") +
+	       "($1, p_batch_count := 100, p_analyze := false, p_source_table := $2)";
+}
+
+std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_name, const PartitionPlan &plan)
+{
+	const std::string archive = QualifiedTable(TableName("a", queue_name));
+	std::vector<std::string> statements;
+	if (plan.kind == PartitionKind::ById)
+		statements.push_back("ALTER TABLE " + archive + " ADD PRIMARY KEY (msg_id)");
+	statements.push_back("CREATE INDEX " + QuoteIdentifier("archived_at_idx_" + std::string(queue_name)) + " ON " +
+	                     archive + " (archived_at)");
+	return statements;
+}
+
+std::string DropTableSql(std::string_view table) { return "DROP TABLE " + QualifiedTable(table); }
+
+}  // namespace pgmq::core
