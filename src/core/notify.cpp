@@ -3,6 +3,8 @@
 // std::bad_alloc.
 #include "pgmq/core/notify.hpp"
 
+#include <cstdint>
+
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/queue_name.hpp"
 
@@ -71,21 +73,36 @@ std::string FindThrottleSql()
 	return "SELECT 1 FROM pgmq.notify_insert_throttle WHERE queue_name OPERATOR(pg_catalog.=) $1";
 }
 
+bool NotifyDue(int32_t interval_ms, int64_t last_notified_us, int64_t now_us) noexcept
+{
+	if (interval_ms <= 0)
+		return true;
+	// A last notification after now (the clock was set back) is not due.
+	if (now_us < last_notified_us)
+		return false;
+	// now >= last: the difference fits in uint64 whatever the values.
+	const uint64_t elapsed_us = static_cast<uint64_t>(now_us) - static_cast<uint64_t>(last_notified_us);
+	return elapsed_us >= static_cast<uint64_t>(interval_ms) * 1000;
+}
+
+std::string NotifyStateSql()
+{
+	return "SELECT t.throttle_interval_ms, t.last_notified_at FROM pgmq.notify_insert_throttle AS t "
+	       "WHERE t.queue_name OPERATOR(pg_catalog.=) $1";
+}
+
 std::string NotifyThrottleSql()
 {
 	// Upstream UPDATEs the row and so waits for (and serialises behind) every
 	// transaction that stamped it before. Here the stamp is taken only if the
-	// row is free (SKIP LOCKED): a holder is a concurrent sender that is
-	// notifying itself. An unthrottled queue (interval 0) notifies regardless.
+	// row is free (SKIP LOCKED); the due test is repeated on the row as locked.
 	return "WITH due AS (SELECT t.ctid FROM pgmq.notify_insert_throttle AS t "
 	       "WHERE t.queue_name OPERATOR(pg_catalog.=) $1 AND (t.throttle_interval_ms OPERATOR(pg_catalog.=) 0 "
 	       "OR t.last_notified_at OPERATOR(pg_catalog.<=) ($2 OPERATOR(pg_catalog.-) "
 	       "pg_catalog.make_interval(0, 0, 0, 0, 0, 0, t.throttle_interval_ms OPERATOR(pg_catalog./) 1000.0))) "
-	       "FOR UPDATE OF t SKIP LOCKED), "
-	       "stamped AS (UPDATE pgmq.notify_insert_throttle AS t SET last_notified_at = $2 FROM due "
-	       "WHERE t.ctid OPERATOR(pg_catalog.=) due.ctid RETURNING t.throttle_interval_ms) "
-	       "SELECT EXISTS (SELECT FROM stamped) OR EXISTS (SELECT FROM pgmq.notify_insert_throttle AS t "
-	       "WHERE t.queue_name OPERATOR(pg_catalog.=) $1 AND t.throttle_interval_ms OPERATOR(pg_catalog.=) 0)";
+	       "FOR UPDATE OF t SKIP LOCKED) "
+	       "UPDATE pgmq.notify_insert_throttle AS t SET last_notified_at = $2 FROM due "
+	       "WHERE t.ctid OPERATOR(pg_catalog.=) due.ctid RETURNING t.throttle_interval_ms";
 }
 
 std::string QuoteLiteral(std::string_view text)

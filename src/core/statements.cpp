@@ -38,6 +38,7 @@ const StatementShape kShapes[] = {
 	/* NotifyThrottle  */ {2, {P::Text, P::Timestamptz}},
 	/* SendTopic       */ {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}},
 	/* SendBatchTopic  */ {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}},
+	/* NotifyState     */ {1, {P::Text}},
 };
 static_assert(sizeof kShapes / sizeof kShapes[0] == static_cast<int>(Statement::Count),
 	"one shape per statement");
@@ -142,6 +143,8 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return SendTopicSql();
 	case Statement::SendBatchTopic:
 		return SendBatchTopicSql();
+	case Statement::NotifyState:
+		return NotifyStateSql();
 	case Statement::Count:
 		break;
 	}

@@ -90,6 +90,38 @@ void DisableNotify(FunctionCallInfo fcinfo, const QueueRef &queue)
 	});
 }
 
+// Whether an insert into the queue notifies now, as its throttle row says;
+// stamps the row when it does. Most inserts of a throttled queue only read
+// the row (not due yet). Without a row (notifications off) nothing notifies.
+// May ereport.
+bool ThrottleAllows(const char *queue_name)
+{
+	QueueRef no_queue;
+	NoQueue(&no_queue);
+	const TimestampTz now = GetCurrentTimestamp();
+	Datum values[2] = {PointerGetDatum(cstring_to_text(queue_name)), TimestampTzGetDatum(now)};
+	const char nulls[2] = {' ', ' '};
+	bool allows = false;
+	SpiConnect();
+	if (ExecutePlan(PlanFor(no_queue, core::Statement::NotifyState), values, nulls) == 1) {
+		bool interval_null;
+		bool last_null;
+		const int32 interval_ms =
+			DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &interval_null));
+		const TimestampTz last =
+			DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &last_null));
+		if (!interval_null && !last_null && core::NotifyDue(interval_ms, last, now)) {
+			// Stamp the row unless a concurrent sender holds it. Interval 0
+			// notifies either way; a throttled queue only if it stamped (the
+			// holder notifies for this interval).
+			const bool stamped = ExecutePlan(PlanFor(no_queue, core::Statement::NotifyThrottle), values, nulls) == 1;
+			allows = interval_ms == 0 || stamped;
+		}
+	}
+	SpiFinish();
+	return allows;
+}
+
 // The operation a trigger fired for, as TG_OP spells it.
 const char *TriggerOperation(TriggerEvent event)
 {
@@ -194,24 +226,10 @@ PGMQ_FUNCTION(pgmq_notify_queue_listeners)
 	                                                    sizeof channel);
 	if (channel_len >= sizeof channel)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("channel name too long")));
-	if (!AlreadyNotified(channel)) {
-		QueueRef no_queue;
-		NoQueue(&no_queue);
-		Datum values[2] = {PointerGetDatum(cstring_to_text(queue_name)), TimestampTzGetDatum(GetCurrentTimestamp())};
-		const char nulls[2] = {' ', ' '};
-		bool notify = false;
-		SpiConnect();
-		if (ExecutePlan(PlanFor(no_queue, core::Statement::NotifyThrottle), values, nulls) == 1) {
-			bool isnull;
-			const Datum due = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-			notify = !isnull && DatumGetBool(due);
-		}
-		SpiFinish();
-		if (notify) {
-			// pg_notify(channel, NULL) without the function call: same checks.
-			Async_Notify(channel, "");
-			RememberNotified(channel);
-		}
+	if (!AlreadyNotified(channel) && ThrottleAllows(queue_name)) {
+		// pg_notify(channel, NULL) without the function call: same checks.
+		Async_Notify(channel, "");
+		RememberNotified(channel);
 	}
 	return PointerGetDatum(trigger->tg_trigtuple);
 }

@@ -48,7 +48,7 @@ std::string Name(Statement s)
 		"Send", "SendBatch", "Read", "ReadConditional", "Pop", "SetVt", "SetVtBatch", "Delete", "DeleteBatch",
 		"Archive", "ArchiveBatch", "Metrics", "ReadGrouped", "ReadGroupedIndexed", "ReadGroupedRr",
 		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "NotifyThrottle", "SendTopic",
-		"SendBatchTopic",
+		"SendBatchTopic", "NotifyState",
 	};
 	const auto index = static_cast<std::size_t>(s);
 	return index < sizeof kNames / sizeof kNames[0] ? kNames[index] : "Statement#" + std::to_string(index);
@@ -57,7 +57,8 @@ std::string Name(Statement s)
 // Statements that are not about one queue: they ignore the table names.
 bool PerQueue(Statement s)
 {
-	return s != Statement::NotifyThrottle && s != Statement::SendTopic && s != Statement::SendBatchTopic;
+	return s != Statement::NotifyThrottle && s != Statement::SendTopic && s != Statement::SendBatchTopic &&
+	       s != Statement::NotifyState;
 }
 
 bool IsGroupRead(Statement s)
@@ -158,6 +159,7 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		{Statement::NotifyThrottle, {P::Text, P::Timestamptz}},
 		{Statement::SendTopic, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}},
 		{Statement::SendBatchTopic, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}},
+		{Statement::NotifyState, {P::Text}},
 	};
 	// A new statement needs its documented shape here.
 	ASSERT_EQ(sizeof expected / sizeof expected[0], AllStatements().size()) << "statements.hpp has new statements";
@@ -476,6 +478,7 @@ TEST(StatementSql, GlobalStatementsIgnoreTheTableNames)
 	EXPECT_EQ(Sql(Statement::NotifyThrottle), pgmq::core::NotifyThrottleSql());
 	EXPECT_EQ(Sql(Statement::SendTopic), pgmq::core::SendTopicSql());
 	EXPECT_EQ(Sql(Statement::SendBatchTopic), pgmq::core::SendBatchTopicSql());
+	EXPECT_EQ(Sql(Statement::NotifyState), pgmq::core::NotifyStateSql());
 	for (Statement s : AllStatements()) {
 		if (PerQueue(s))
 			continue;

@@ -37,9 +37,20 @@ std::string DeleteThrottleSql();
 std::string UpdateThrottleSql();
 std::string FindThrottleSql();
 
-// Statement::NotifyThrottle: ($1 queue name, $2 now) -> one boolean row,
-// true when this insert should notify. Never waits on the throttle row: when
-// another transaction holds it, that transaction is notifying already.
+// Whether an insert at now_us notifies, given the queue's throttle row
+// (times in microseconds on any common scale): always with interval 0, else
+// once the interval has passed since the last notification.
+bool NotifyDue(int32_t interval_ms, int64_t last_notified_us, int64_t now_us) noexcept;
+
+// Statement::NotifyState: ($1 queue name) -> the throttle row's
+// (throttle_interval_ms, last_notified_at), no row when notifications are off.
+// A plain read: most inserts stop here (not due yet).
+std::string NotifyStateSql();
+
+// Statement::NotifyThrottle: ($1 queue name, $2 now) -> one row when it
+// stamped last_notified_at = now, because the row was due and free. Never
+// waits on the throttle row: a transaction holding it is a concurrent sender
+// that stamped it, and notifies itself.
 std::string NotifyThrottleSql();
 
 // 'text' as a SQL string literal (E'' form when it holds a backslash), for

@@ -35,9 +35,10 @@ enum class Statement : unsigned char {
 	ReadGroupedHead,
 	ReadGroupedHeadIndexed,
 	// Not per queue (prepare with an empty queue table name):
-	NotifyThrottle,   // ($1 queue name, $2 now) -> whether an insert notifies (notify.hpp)
+	NotifyThrottle,   // ($1 queue name, $2 now) -> one row when the throttle was stamped (notify.hpp)
 	SendTopic,        // ($1 routing key, $2 msg, $3 headers, $4 vt) -> queues sent to (topic.hpp)
 	SendBatchTopic,   // ($1 routing key, $2 msgs, $3 headers, $4 vt) -> (queue_name, msg_id) rows
+	NotifyState,      // ($1 queue name) -> (throttle_interval_ms, last_notified_at) (notify.hpp)
 	Count             // number of statements, not a statement
 };
 
