@@ -150,6 +150,30 @@ std::string CreateIdPartitionsSql(std::string_view partman_schema, int partman_m
 	       (partman_major >= 5 ? ")" : ", p_analyze := false)");
 }
 
+std::string NextBatchSql(std::string_view table)
+{
+	return "SELECT pg_catalog.pg_sequence_last_value("
+	       "pg_catalog.pg_get_serial_sequence($1, 'msg_id')::pg_catalog.regclass), "
+	       "(SELECT pg_catalog.min(msg_id) FROM ONLY " +
+	       QualifiedTable(DefaultPartitionName(table)) + ")";
+}
+
+bool BatchNeedsLock(const std::optional<int64_t> &last_id, const std::optional<int64_t> &default_min, int64_t step)
+{
+	if (!default_min)
+		return false;  // nothing to move
+	// The batch covers the partition of default_min; new messages get ids
+	// above last_id.
+	return PartitionStart(*default_min, step) + step > last_id.value_or(0);
+}
+
+std::string SetLocalLockTimeoutSql() { return "SELECT pg_catalog.set_config('lock_timeout', $1, true)"; }
+
+std::string LockTableShareSql(std::string_view table)
+{
+	return "LOCK TABLE " + QualifiedTable(table) + " IN SHARE MODE";
+}
+
 std::string PartitionIsEmptySql(std::string_view table)
 {
 	return "SELECT NOT EXISTS (SELECT FROM " + QualifiedTable(table) + ")";

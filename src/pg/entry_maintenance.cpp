@@ -90,11 +90,34 @@ int32 RecoveryLockKey(const QueueRef &queue)
 	                                     static_cast<int>(strlen(queue.queue_table))));
 }
 
-// Rows moved by one batch out of the default partition of table.
+// How long a batch waits for its SHARE lock on the table (then it fails,
+// and is retried).
+constexpr const char *kBatchLockTimeoutMs = "2000";
+
+// Rows moved by one batch out of the default partition of table; the batch
+// holds the table while it may create the partition inserts go to (see
+// core::BatchNeedsLock).
 int64 MoveOneBatch(const Partman &partman, const MaintainedTable &table)
 {
 	int64 moved = 0;
 	RunCore([&] {
+		bool lock = true;
+		if (!table.is_archive && table.kind == core::PartitionKind::ById) {
+			Oid types[1] = {TEXTOID};
+			Datum values[1] = {TextDatum(core::QualifiedTable(table.queue_table))};
+			ExecuteOnce(core::NextBatchSql(table.table), 1, types, values);
+			bool last_null = true, min_null = true;
+			const Datum last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &last_null);
+			const Datum min = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &min_null);
+			lock = core::BatchNeedsLock(last_null ? std::nullopt : std::optional<int64_t>(DatumGetInt64(last)),
+			                            min_null ? std::nullopt : std::optional<int64_t>(DatumGetInt64(min)), table.step);
+		}
+		if (lock) {
+			Oid types[1] = {TEXTOID};
+			Datum values[1] = {TextDatum(kBatchLockTimeoutMs)};
+			ExecuteOnce(core::SetLocalLockTimeoutSql(), 1, types, values);
+			ExecuteOnce(core::LockTableShareSql(table.table));
+		}
 		Oid types[1] = {TEXTOID};
 		Datum values[1] = {TextDatum(table.parent)};
 		ExecuteOnce(core::MoveOutOfDefaultSql(partman.schema, table.kind), 1, types, values);

@@ -140,61 +140,78 @@ void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table)
 	});
 }
 
+Partitions ExistingPartitions(const MaintainedTable &table)
+{
+	Oid types[1] = {TEXTOID};
+	Datum values[1] = {TextDatum(core::QualifiedTable(table.table))};
+	const uint64 rows = ExecuteOnce(core::IdPartitionsSql(), 1, types, values);
+	Partitions partitions;
+	for (uint64 i = 0; i < rows; i++) {
+		const char *start = ValueText(i, 2);
+		if (start)  // NULL: the default partition
+			partitions.emplace_back(core::ParseInt8(start).value_or(0), ValueText(i, 1));
+	}
+	std::sort(partitions.begin(), partitions.end());
+	return partitions;
+}
+
+core::IdPosition ReadIdPosition(const MaintainedTable &table)
+{
+	Oid types[1] = {TEXTOID};
+	Datum default_name[1] = {TextDatum(core::QualifiedTable(core::DefaultPartitionName(table.table)))};
+	ExecuteOnce(core::RelationExistsSql(), 1, types, default_name);
+	const bool has_default = ValueBool(1);
+	Datum queue_table[1] = {TextDatum(core::QualifiedTable(table.queue_table))};
+	ExecuteOnce(core::IdPositionSql(table.queue_table, table.table, table.is_archive, has_default), 1, types,
+	            queue_table);
+	core::IdPosition position;
+	position.step = table.step;
+	position.premake = table.premake;
+	position.last_id = ValueInt8(1);
+	position.oldest_queued = ValueInt8(2);
+	position.default_max = ValueInt8(3);
+	return position;
+}
+
+int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, const Partitions &existing,
+                       const std::vector<int64_t> &starts)
+{
+	std::vector<int64_t> missing;
+	for (int64_t start : starts) {
+		const auto it = std::lower_bound(existing.begin(), existing.end(), std::pair<int64_t, std::string>(start, ""));
+		if (it == existing.end() || it->first != start)
+			missing.push_back(start);
+	}
+	if (missing.empty())
+		return 0;
+	Oid types[2] = {TEXTOID, INT8ARRAYOID};
+	Datum values[2] = {TextDatum(table.parent), Int8ArrayDatum(missing)};
+	ExecuteOnce(core::CreateIdPartitionsSql(partman.schema, partman.major_version), 2, types, values);
+	return static_cast<int64>(missing.size());
+}
+
 void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, bool apply_retention, int64 *created,
                           int64 *dropped)
 {
 	int64 made = 0;
 	int64 removed = 0;
 	RunCore([&] {
-		Oid text_type[1] = {TEXTOID};
-		Datum default_name[1] = {TextDatum(core::QualifiedTable(core::DefaultPartitionName(table.table)))};
-		ExecuteOnce(core::RelationExistsSql(), 1, text_type, default_name);
-		const bool has_default = ValueBool(1);
-
-		Datum queue_table[1] = {TextDatum(core::QualifiedTable(table.queue_table))};
-		ExecuteOnce(core::IdPositionSql(table.queue_table, table.table, table.is_archive, has_default), 1, text_type,
-		            queue_table);
-		core::IdPosition position;
-		position.step = table.step;
-		position.premake = table.premake;
-		position.last_id = ValueInt8(1);
-		position.oldest_queued = ValueInt8(2);
-		position.default_max = ValueInt8(3);
-
-		// The partitions there are, by first id.
-		Datum parent_table[1] = {TextDatum(core::QualifiedTable(table.table))};
-		const uint64 rows = ExecuteOnce(core::IdPartitionsSql(), 1, text_type, parent_table);
-		std::vector<std::pair<int64_t, std::string>> existing;
-		for (uint64 i = 0; i < rows; i++) {
-			const char *start = ValueText(i, 2);
-			if (start)  // NULL: the default partition
-				existing.emplace_back(*core::ParseInt8(start), ValueText(i, 1));
-		}
-		std::sort(existing.begin(), existing.end());
-		auto exists = [&](int64_t start) {
-			auto it = std::lower_bound(existing.begin(), existing.end(), std::pair<int64_t, std::string>(start, ""));
-			return it != existing.end() && it->first == start;
-		};
-
-		std::vector<int64_t> missing;
-		for (int64_t start : core::PremakeStarts(position))
-			if (!exists(start))
-				missing.push_back(start);
-		if (!missing.empty()) {
-			Oid types[2] = {TEXTOID, INT8ARRAYOID};
-			Datum values[2] = {TextDatum(table.parent), Int8ArrayDatum(missing)};
-			ExecuteOnce(core::CreateIdPartitionsSql(partman.schema, partman.major_version), 2, types, values);
-			made = static_cast<int64>(missing.size());
-		}
-
+		const core::IdPosition position = ReadIdPosition(table);
+		const Partitions existing = ExistingPartitions(table);
+		const std::vector<int64_t> wanted = core::PremakeStarts(position);
+		made = CreatePartitions(partman, table, existing, wanted);
 		if (!apply_retention || !table.has_retention || table.keeps_tables)
 			return;
-		std::vector<int64_t> starts;
+		std::vector<int64_t> starts = wanted;
 		for (const auto &partition : existing)
 			starts.push_back(partition.first);
-		starts.insert(starts.end(), missing.begin(), missing.end());
+		std::sort(starts.begin(), starts.end());
+		starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
 		for (int64_t start : core::RetentionDrops(position, table.retention, starts)) {
+			// Retention lines lie below every premade partition: each is an existing one.
 			const auto it = std::lower_bound(existing.begin(), existing.end(), std::pair<int64_t, std::string>(start, ""));
+			if (it == existing.end() || it->first != start)
+				continue;
 			ExecuteOnce(core::PartitionIsEmptySql(it->second));
 			if (!ValueBool(1))
 				continue;

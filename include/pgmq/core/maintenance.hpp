@@ -112,6 +112,25 @@ std::optional<int64_t> ParseInt8(std::string_view text);
 // ANALYZE of the whole partition set pg_partman 4.x runs by default.
 std::string CreateIdPartitionsSql(std::string_view partman_schema, int partman_major);
 
+// Recovery moves the rows of the default partition one partition_interval
+// at a time. Creating the partition of a range that messages are still
+// being inserted into (the newest range of a queue; any range of an
+// archive, since archive() inserts old ids; the current one by time) would
+// make an insert that waited for the default partition's lock fail with
+// "new row ... violates partition constraint". Such a batch runs under a
+// SHARE lock on the table, so that no insert is in flight and new ones wait
+// at the table until the partition exists; with a lock_timeout, so that a
+// long transaction holding the table cannot stall producers behind it.
+//
+// For a queue by msg_id: () with ($1 the queue table quoted and qualified)
+// -> the newest msg_id handed out, the lowest msg_id in the default
+// partition (the next batch's range).
+std::string NextBatchSql(std::string_view table);
+// Whether the next batch must hold the table, from those two values.
+bool BatchNeedsLock(const std::optional<int64_t> &last_id, const std::optional<int64_t> &default_min, int64_t step);
+std::string SetLocalLockTimeoutSql();  // ($1 milliseconds as text)
+std::string LockTableShareSql(std::string_view table);
+
 // Whether pgmq.<table> has no row: () -> boolean.
 std::string PartitionIsEmptySql(std::string_view table);
 

@@ -6,7 +6,12 @@
 // functions may ereport, and require SPI to be connected.
 #pragma once
 
+#include "pgmq/core/maintenance.hpp"
 #include "pgmq/core/partition.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "pgmq/pg/boundary.hpp"
 #include "pgmq/pg/partman.hpp"
@@ -87,6 +92,16 @@ void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table)
 // sequence reaches. Adds to *created / *dropped.
 void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, bool apply_retention, int64 *created,
                           int64 *dropped);
+
+// From C++ code inside RunCore (they may throw):
+// the id partitions of table as (first id, table name), by first id;
+using Partitions = std::vector<std::pair<int64_t, std::string>>;
+Partitions ExistingPartitions(const MaintainedTable &table);
+// where table stands (see core::IdPosition);
+core::IdPosition ReadIdPosition(const MaintainedTable &table);
+// creates the partitions of starts that are not in existing; returns how many.
+int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, const Partitions &existing,
+                       const std::vector<int64_t> &starts);
 
 // Whether the default partition of table holds rows.
 bool DefaultPartitionHasRows(const MaintainedTable &table);
