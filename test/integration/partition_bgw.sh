@@ -11,7 +11,7 @@
 #    counted from the archive's own newest id);
 #  - time partitions: partitions are premade ahead of the clock, and retention
 #    drops queue and archive partitions older than retention_interval.
-# See docs/partitioning.md. Takes about 30 seconds.
+# See docs/partitioned-queues.md. Takes about 30 seconds.
 set -euo pipefail
 cd "$(dirname "$0")"
 . ./partition_lib.sh

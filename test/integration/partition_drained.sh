@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test/integration/partition_drained.sh: a known hazard of msg_id-partitioned
-# queues with pg_partman 4.x, and its workaround (docs/partitioning.md,
+# queues with pg_partman 4.x, and its workaround (docs/partitioned-queues.md,
 # "Queues that drain").
 #
 # pg_partman premakes id partitions relative to the highest id found in the

@@ -83,7 +83,7 @@ part_setup() {
 
 # bgw_on SECONDS: the background worker maintains only this database, every
 # SECONDS seconds. (Listing only databases that have pg_partman matters: see
-# docs/partitioning.md, "pg_partman_bgw".)
+# docs/partitioned-queues.md, "pg_partman_bgw".)
 bgw_on() {
   if [ -z "$PART_BGW_SAVED" ]; then
     # What ALTER SYSTEM had set before, to put back: "name=value" lines.
@@ -140,7 +140,7 @@ part_cleanup() {
 }
 
 # doc_example NAME: the ```sql block marked <!-- example: NAME --> in
-# docs/partitioning.md, so that the tests run the documented statements.
+# docs/partitioned-queues.md, so that the tests run the documented statements.
 doc_example() {
   local text
   text=$(awk -v name="$1" '
@@ -148,8 +148,8 @@ doc_example() {
     armed && /^[[:space:]]*```sql[[:space:]]*$/ { inblock = 1; armed = 0; next }
     inblock && /^[[:space:]]*```[[:space:]]*$/ { exit }
     inblock { print }
-  ' "$(dirname "${BASH_SOURCE[0]}")/../../docs/partitioning.md")
-  [ -n "$text" ] || fail "docs/partitioning.md has no example '$1'"
+  ' "$(dirname "${BASH_SOURCE[0]}")/../../docs/partitioned-queues.md")
+  [ -n "$text" ] || fail "docs/partitioned-queues.md has no example '$1'"
   printf '%s\n' "$text"
 }
 

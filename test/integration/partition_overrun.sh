@@ -7,7 +7,7 @@
 #  - run_maintenance for that queue fails, and so does run_maintenance()
 #    without argument, the call the background worker makes: a second
 #    partitioned queue loses its maintenance too;
-#  - the paths docs/partitioning.md recommends keep the second queue
+#  - the paths docs/partitioned-queues.md recommends keep the second queue
 #    maintained: automatic_maintenance = 'off' for the overrun tables (the
 #    worker carries on with the rest), and a per-table maintenance procedure;
 #  - the three recovery statements, outside a transaction block, for the queue
@@ -19,7 +19,7 @@
 #   PGMQ_OVERRUN_SPILL     messages past the runway (default 3000)
 #   PGMQ_OVERRUN_INTERVAL  partition_interval (default 1000)
 #   PGMQ_OVERRUN_PREMAKE   premake (default 4)
-# The measurement in docs/partitioning.md used SPILL=100000 INTERVAL=10000
+# The measurement in docs/partitioned-queues.md used SPILL=100000 INTERVAL=10000
 # PREMAKE=4 (create_partitioned's defaults). Defaults take about 30 seconds.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -93,7 +93,7 @@ alert=$(doc_example runway-alert)
 alert=${alert//'2 * 10000'/'2 * 100'}
 flagged=$(sql "WITH alert AS (${alert%;}
 ) SELECT string_agg(DISTINCT queue_name, ',') FROM alert")
-[ "$flagged" = burst ] || fail "the runway alert of docs/partitioning.md flagged '$flagged', expected burst"
+[ "$flagged" = burst ] || fail "the runway alert of docs/partitioned-queues.md flagged '$flagged', expected burst"
 say "ok: the documented runway alert flags burst, not other"
 
 # ---------------------------------------------------------------------------
@@ -132,7 +132,7 @@ sql "UPDATE partman.part_config SET automatic_maintenance = 'on'
 bgw_off
 
 # Path 2: maintenance table by table, each failure isolated: the procedure
-# of docs/partitioning.md, created and called.
+# of docs/partitioned-queues.md, created and called.
 sql "SELECT pgmq.send_batch('other', array_fill('{}'::jsonb, ARRAY[230]))" >/dev/null
 sql "SELECT pgmq.archive('other', 480::bigint)" >/dev/null
 before_each=$(premade_until other q)
@@ -158,7 +158,7 @@ psql -X -q -v ON_ERROR_STOP=1 -d "$PART_DB" -c "DO \$\$
        END LOOP;
      END \$\$" &
 producer=$!
-# recover STATEMENTS: the three statements of docs/partitioning.md, one by
+# recover STATEMENTS: the three statements of docs/partitioned-queues.md, one by
 # one, each timed; a failure of run_maintenance fails the test.
 recover() {
   local statement t out times='' total=0
@@ -202,7 +202,7 @@ check "the queue has runway again" \
      FROM pgmq.partition_status('burst') WHERE parent_table = 'pgmq.q_burst'"
 # The archive's partitions are premade from the archive's own newest id, which
 # may lie far behind the queue's: then partition_status rightly shows no
-# runway for it (see docs/partitioning.md, "Queues that drain").
+# runway for it (see docs/partitioned-queues.md, "Queues that drain").
 say "archive after recovery: $(sql "SELECT format('premade_until %s, runway %s', premade_until, runway_messages)
   FROM pgmq.partition_status('burst') WHERE parent_table = 'pgmq.a_burst'")"
 maintain pgmq.q_burst

@@ -3,7 +3,7 @@
 // partman calls that set it up, and runway arithmetic. The runway is what a
 // queue can absorb before it runs past its premade partitions into the
 // default partition, where messages still work but partman maintenance
-// fails (see docs/partitioning.md).
+// fails (see docs/partitioned-queues.md).
 #pragma once
 
 #include <cstdint>
