@@ -10,6 +10,8 @@ A client LISTENs on "pgmq.q_<queue name>.INSERT" (API.md §2.13) and checks:
     in the same transaction;
   - a sender does not wait for another sender's open transaction (upstream's
     trigger makes it wait on the throttle row);
+  - a trigger whose throttle row is gone (crash recovery empties the UNLOGGED
+    table) keeps notifying, unthrottled;
   - disable_notify_insert stops notifications.
 Runs with Debian's python3-psycopg (psycopg 3) against PGHOST/PGPORT/PGUSER, in
 a database of its own. Exit 0 is a pass.
@@ -126,6 +128,14 @@ def main():
             with sender.transaction():
                 sender.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
         expect(listener, "interval of an hour: three transactions give one notification", 1)
+
+        # Crash recovery empties the UNLOGGED throttle table; the trigger stays.
+        with sender.transaction():
+            sender.execute("DELETE FROM pgmq.notify_insert_throttle WHERE queue_name = %s", (QUEUE,))
+        for _ in range(2):
+            with sender.transaction():
+                sender.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
+        expect(listener, "without its throttle row (as after a crash) the trigger still notifies, unthrottled", 2)
 
         with sender.transaction():
             sender.execute("SELECT pgmq.disable_notify_insert(%s)", (QUEUE,))
