@@ -19,7 +19,7 @@ for sync in off on; do
 done
 expected+=("backlog_messages messages")
 for side in "" _baseline; do
-  expected+=("backlog_read_25pct_vs_100pct$side ratio")
+  expected+=("backlog_read_25pct_vs_100pct$side ratio" "backlog_autovacuums$side vacuums")
   for left in 100 75 50 25; do expected+=("backlog_read_ms_at_${left}pct$side ms"); done
 done
 expected+=("many_queues queues" "plan_cache_context_before bytes" "plan_cache_context_after bytes"
