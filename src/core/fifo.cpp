@@ -121,7 +121,8 @@ std::string GroupReadSql(GroupRead kind, bool with_group_index, std::string_view
 	const std::string kept =
 		kind == GroupRead::Head
 			? std::string("kept AS (SELECT picked.msg_id, picked.head, picked.pos FROM picked)")
-			: "locked AS (SELECT q.msg_id FROM " + table + " AS q WHERE q.msg_id IN (SELECT picked.msg_id FROM picked) " +
+			: "locked AS (SELECT q.msg_id FROM " + table + " AS q WHERE q.msg_id OPERATOR(pg_catalog.=) ANY " +
+			      "(SELECT picked.msg_id FROM picked) " +
 			      "AND q.vt" + kLe + "$1 FOR UPDATE OF q SKIP LOCKED), " +
 			      "kept AS (SELECT c.msg_id, c.head, c.pos FROM (SELECT p.msg_id, p.head, p.pos, " +
 			      "pg_catalog.bool_and(l.msg_id IS NOT NULL) OVER k AS ok FROM picked AS p LEFT JOIN locked AS l " +
