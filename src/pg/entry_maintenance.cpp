@@ -178,16 +178,22 @@ void RecoverTable(const Partman &partman, const MaintainedTable &table)
 	int batches = 0;
 	for (int round = 1;; round++) {
 		moved += EmptyDefaultPartition(partman, table, &batches);
-		ErrorData *error = InSubtransaction([&] { RunPartmanMaintenance(partman, table); });
-		if (!error && by_id)
-			error = InSubtransaction([&] { MaintainFromSequence(partman, table, true, &unused, &unused); });
+		// Holding the table: maintenance may create the partition that new
+		// messages still go to (by time: the current one), as a batch may.
+		ErrorData *error = InSubtransaction([&] {
+			RunPartmanMaintenance(partman, table, kBatchLockTimeoutMs);
+			if (by_id)
+				MaintainFromSequence(partman, table, true, &unused, &unused);
+		});
 		SPI_commit();
 		if (!error)
 			break;
-		bool spilled = false;
-		if (InSubtransaction([&] { spilled = DefaultPartitionHasRows(table); }) != nullptr)
-			spilled = false;
-		if (!spilled || round >= kMaxRecoveryRounds)
+		// Messages that spilled meanwhile, or a lock not granted in time:
+		// the next round moves them and tries again.
+		if (round >= kMaxRecoveryRounds) {
+			bool spilled = false;
+			if (InSubtransaction([&] { spilled = DefaultPartitionHasRows(table); }) != nullptr)
+				spilled = false;
 			ereport(ERROR, (errcode(error->sqlerrcode),
 			                errmsg("recovery of queue \"%s\": maintenance of %s still fails: %.*s", table.queue_name,
 			                       table.parent, static_cast<int>(strcspn(error->message, "\n")), error->message),
@@ -197,6 +203,10 @@ void RecoverTable(const Partman &partman, const MaintainedTable &table)
 			                        : 0,
 			                errhint("%lld messages were moved and committed; run the recovery again.",
 			                        static_cast<long long>(moved))));
+		}
+		ereport(DEBUG1, (errmsg("recovery of queue \"%s\": maintenance of %s failed in round %d, retrying: %s",
+		                        table.queue_name, table.parent, round, error->message)));
+		pg_usleep(100000L * round);
 	}
 	// The metric default_partition_length reads the planner's statistics.
 	RunCore([&] {

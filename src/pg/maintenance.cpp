@@ -130,11 +130,16 @@ void CommitBetweenTables(Commits mode)
 	}
 }
 
-void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table)
+void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table, const char *hold_table_timeout_ms)
 {
 	RunCore([&] {
 		ExecuteOnce(core::WaitForPartmanMaintenanceLockSql());
 		Oid types[1] = {TEXTOID};
+		if (hold_table_timeout_ms != nullptr) {
+			Datum timeout[1] = {TextDatum(hold_table_timeout_ms)};
+			ExecuteOnce(core::SetLocalLockTimeoutSql(), 1, types, timeout);
+			ExecuteOnce(core::LockTableShareSql(table.table));
+		}
 		Datum values[1] = {TextDatum(table.parent)};
 		ExecuteOnce(core::RunPartmanMaintenanceSql(partman.schema), 1, types, values);
 	});

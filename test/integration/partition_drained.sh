@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test/integration/partition_drained.sh: a known hazard of msg_id-partitioned
-# queues with pg_partman 4.x, and its workaround (docs/partitioned-queues.md,
-# "Queues that drain").
+# queues with pg_partman 4.x, and how pgmq's maintenance avoids it
+# (docs/partitioned-queues.md, "Queues that drain").
 #
 # pg_partman premakes id partitions relative to the highest id found in the
 # child partitions. A queue that its consumers keep empty has no ids in them
@@ -11,10 +11,13 @@
 # maintained normally. The same holds for an archive that is rarely written.
 # Time-partitioned queues are not affected (infinite_time_partitions).
 #
-# This test asserts the hazard as observed with 4.7.2 and that the documented
-# workaround (premaking from the queue's sequence) repairs it. If pgmq or
+# This test asserts the hazard as observed with pg_partman's own worker
+# (4.7.2), and that pgmq's maintenance does not have it: the recovery of the
+# spilled archive row premakes from the queue's sequence, and a queue drained
+# the same way but maintained by pgmq's worker never overruns, while
+# retention counted from the sequence drops its empty old partitions. If
 # pg_partman learns to premake from the sequence, the "hazard" checks fail:
-# then turn them around. Takes about 25 seconds.
+# then turn them around. Takes about 45 seconds.
 set -euo pipefail
 cd "$(dirname "$0")"
 . ./partition_lib.sh
@@ -73,20 +76,50 @@ check "hazard: the first archived message (id 40) lands in the archive's default
 sql "SELECT count(*) FROM pgmq.delete('drained', ARRAY(SELECT msg_id FROM pgmq.q_drained))" >/dev/null
 
 # ---------------------------------------------------------------------------
-say "workaround: premake from the sequence"
-# The archive's spilled row first (the guide's recovery), then partitions
-# ahead of the queue's sequence for the queue and the archive.
-sql "CALL partman.partition_data_proc('pgmq.a_drained')" 2>/dev/null
-premake=$(doc_example premake-from-sequence)
-sql "$premake"
+say "pgmq's maintenance: premade from the sequence, retention from the sequence"
+# The spilled archive row (id 40) is recovered; the recovery premakes the
+# queue and its archive from the queue's sequence.
+out=$(sql "CALL pgmq.recover_partitioned_queue('drained')" 2>&1) || fail "recovery of drained: $out"
+grep -q 'pgmq.a_drained: 1 messages moved' <<<"$out" || fail "recovery of drained: $out"
 check "'drained' and its archive have partitions to id 69 (last id 40, premake 2)" \
   "SELECT bool_and(premade_until = '69' AND runway_messages = 29) FROM pgmq.partition_status('drained')"
-check "'backlog' untouched where partman had premade already" \
-  "SELECT premade_until::bigint >= 59 FROM pgmq.partition_status('backlog') WHERE parent_table = 'pgmq.q_backlog'"
-sql "SELECT pgmq.send_batch('drained', array_fill('{}'::jsonb, ARRAY[10]))" >/dev/null
-sql "SELECT pgmq.archive('drained', 50::bigint)" >/dev/null
-check "new messages and archives go to real partitions again" \
-  "SELECT (SELECT count(*) FROM pgmq.q_drained_default) + (SELECT count(*) FROM pgmq.a_drained_default) = 0
-      AND (SELECT count(*) FROM pgmq.q_drained) = 9 AND (SELECT count(*) FROM pgmq.a_drained) = 2"
+maintain
+say "ok: run_maintenance() succeeds"
+
+# A queue drained the same way, this time maintained by pgmq's worker
+# (every second), with a retention of 30 ids. pg_partman's worker is off:
+# what keeps it going is pgmq's premaking from the sequence.
+sql "SELECT pgmq.create_partitioned('kept', '10', '30', 2)" >/dev/null
+pgmq_worker_on 1
+for round in 1 2 3 4 5 6; do
+  spilled=$(psql -X -q -At -v ON_ERROR_STOP=1 -d "$PART_DB" --single-transaction <<'SQL'
+\o /dev/null
+SELECT pgmq.send_batch('kept', array_fill('{}'::jsonb, ARRAY[10]));
+\o
+SELECT count(*) FROM pgmq.q_kept_default;
+\o /dev/null
+SELECT pgmq.delete('kept', ARRAY(SELECT msg_id FROM pgmq.q_kept));
+SQL
+)
+  [ "$spilled" = 0 ] || fail "round $round: $spilled messages of 'kept' went to its default partition"
+  sleep 2
+  say "after round $round ($((round * 10)) messages): premade_until $(premade_until kept q), partitions $(sql "SELECT string_agg(substr(relname, 8), ',' ORDER BY (substring(relname FROM 9))::int)
+      FROM pg_class WHERE relname ~ '^q_kept_p[0-9]+$'")"
+done
+say "ok: 60 messages, consumed as they came, never reached 'kept''s default partition"
+check "'kept' keeps its runway: partitions premade to id 89 (last id 60, premake 2)" \
+  "SELECT premade_until = '89' AND runway_messages = 29 FROM pgmq.partition_status('kept') WHERE parent_table = 'pgmq.q_kept'"
+# Retention 30 from the newest id 60: partitions ending at or below 30 go,
+# though the queue is empty (pg_partman would keep them all).
+check "retention from the sequence dropped the empty partitions p0-p20, kept p30 on" \
+  "SELECT string_agg(relname, ',' ORDER BY (substring(relname FROM 9))::int) = 'q_kept_p30,q_kept_p40,q_kept_p50,q_kept_p60,q_kept_p70,q_kept_p80'
+     FROM pg_class WHERE relname ~ '^q_kept_p[0-9]+$'"
+# The archive too is premade from the queue's sequence: the first message
+# ever archived goes to a real partition.
+archived=$(sql "SELECT pgmq.send('kept', '{}')")
+sql "SELECT pgmq.archive('kept', $archived::bigint)" >/dev/null
+check "the first archived message of 'kept' (id $archived) is in a real partition of the archive" \
+  "SELECT tableoid <> 'pgmq.a_kept_default'::regclass FROM pgmq.a_kept WHERE msg_id = $archived"
+pgmq_worker_off
 maintain
 say "ok: run_maintenance() succeeds"

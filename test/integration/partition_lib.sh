@@ -124,9 +124,47 @@ bgw_off() {
   say "pg_partman_bgw: settings restored"
 }
 
+# pgmq_worker_on SECONDS: the pgmq maintenance worker (pgmq.maintenance_*)
+# maintains only this database, every SECONDS seconds.
+PART_PGMQ_SAVED=
+pgmq_worker_on() {
+  if [ -z "$PART_PGMQ_SAVED" ]; then
+    PART_PGMQ_SAVED=$(sql_admin "SELECT string_agg(name || '=' || setting, E'\n') FROM pg_file_settings
+      WHERE sourcefile LIKE '%postgresql.auto.conf' AND name IN ('pgmq.maintenance_database', 'pgmq.maintenance_interval')")
+    PART_PGMQ_SAVED=${PART_PGMQ_SAVED:-none}
+  fi
+  sql_admin "ALTER SYSTEM SET pgmq.maintenance_database = '$PART_DB'"
+  sql_admin "ALTER SYSTEM SET pgmq.maintenance_interval = $1"
+  sql_admin "SELECT pg_reload_conf()" >/dev/null
+  say "pgmq maintenance worker: database $PART_DB, interval $1 s"
+}
+
+# pgmq_worker_off: its settings as they were, and no worker of it left in
+# this database.
+pgmq_worker_off() {
+  [ -n "$PART_PGMQ_SAVED" ] || return 0
+  local line
+  sql_admin "ALTER SYSTEM RESET pgmq.maintenance_database"
+  sql_admin "ALTER SYSTEM RESET pgmq.maintenance_interval"
+  if [ "$PART_PGMQ_SAVED" != none ]; then
+    while IFS= read -r line; do
+      sql_admin "ALTER SYSTEM SET ${line%%=*} = '${line#*=}'"
+    done <<<"$PART_PGMQ_SAVED"
+  fi
+  sql_admin "SELECT pg_reload_conf()" >/dev/null
+  PART_PGMQ_SAVED=
+  local deadline=$((SECONDS + 30))
+  while [ "$(sql_admin "SELECT count(*) FROM pg_stat_activity WHERE datname = '$PART_DB'
+      AND backend_type = 'pgmq maintenance'")" != 0 ] && [ $SECONDS -lt $deadline ]; do
+    sleep 0.2
+  done
+  say "pgmq maintenance worker: settings restored"
+}
+
 part_cleanup() {
   local status=$?
   set +e
+  pgmq_worker_off
   bgw_off
   if [ -n "$PART_DB" ]; then
     sql_admin "DROP DATABASE IF EXISTS \"$PART_DB\" WITH (FORCE)"

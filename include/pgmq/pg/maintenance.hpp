@@ -83,8 +83,11 @@ struct MaintenanceTally {
 void MaintainTables(const Partman &partman, const MaintainedTables &list, Commits mode, MaintenanceTally *tally);
 
 // pg_partman's run_maintenance for one table, after waiting for the lock it
-// would otherwise skip on.
-void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table);
+// would otherwise skip on. With a timeout, it first takes a SHARE lock on
+// the table (waiting at most that long), which it keeps to the end of the
+// (sub)transaction: no insert is in flight while partitions are created.
+void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table,
+                           const char *hold_table_timeout_ms = nullptr);
 
 // Premakes the id partitions of table from its queue's sequence (skipping
 // ranges with rows in the default partition) and, when retention is set
