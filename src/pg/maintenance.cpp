@@ -90,6 +90,8 @@ void ListMaintainedTables(const Partman &partman, text *queue_name, MemoryContex
 		CopyName(table->queue_table, sizeof table->queue_table, SPI_getvalue(row, desc, 4));
 		table->is_archive = DatumGetBool(SPI_getbinval(row, desc, 5, &isnull));
 		const char *control = SPI_getvalue(row, desc, 6);
+		if (control == nullptr)
+			control = "";
 		const char *interval = SPI_getvalue(row, desc, 7);
 		table->premake = DatumGetInt32(SPI_getbinval(row, desc, 8, &isnull));
 		const char *retention = SPI_getvalue(row, desc, 9);

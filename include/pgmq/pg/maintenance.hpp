@@ -57,8 +57,9 @@ void ListMaintainedTables(const Partman &partman, text *queue_name, MemoryContex
 
 // Runs fn, a POD-frame function that may ereport, in a subtransaction.
 // Returns nullptr when it succeeded, or its error (copied into the caller's
-// memory context) after rolling the subtransaction back. Must not be
-// called from C++ code that owns objects with destructors.
+// memory context) after rolling the subtransaction back; a query cancel is
+// raised again. Must not be called from C++ code that owns objects with
+// destructors.
 template <typename Fn>
 ErrorData *InSubtransaction(Fn &&fn);
 
@@ -139,6 +140,10 @@ ErrorData *InSubtransaction(Fn &&fn)
 	PG_END_TRY();
 	MemoryContextSwitchTo(context);
 	CurrentResourceOwner = owner;
+	// A cancel (or statement_timeout) stops the whole call, as PL/pgSQL's
+	// EXCEPTION WHEN OTHERS lets it: it is the user's, not the table's.
+	if (error != nullptr && error->sqlerrcode == ERRCODE_QUERY_CANCELED)
+		ReThrowError(error);
 	return error;
 }
 
