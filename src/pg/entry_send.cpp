@@ -2,45 +2,18 @@
 // send and send_batch, every overload: insert messages with a visibility
 // time, return their msg_ids. A message is a jsonb payload plus optional
 // jsonb headers; vt is the time it becomes visible to readers.
-#include "pgmq/core/arguments.hpp"
 #include "pgmq/core/statements.hpp"
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/wakeup.hpp"
-
-extern "C" {
-#include "utils/array.h"
-}
 
 using namespace pgmq;
 using namespace pgmq::pg;
 
 namespace {
-
-// Where an overload keeps its optional arguments (-1: not in this overload).
-struct SendArgs {
-	int headers;
-	int delay_seconds;
-	int delay_until;
-};
-
-// The vt of a send: now, now + delay seconds, or the given timestamp.
-// May ereport on a NULL delay.
-TimestampTz SendVisibleAt(FunctionCallInfo fcinfo, const SendArgs &args)
-{
-	const TimestampTz now = GetCurrentTimestamp();
-	if (args.delay_seconds >= 0) {
-		RequireArgument(fcinfo, args.delay_seconds, "delay");
-		return SecondsFromNow(now, PG_GETARG_INT32(args.delay_seconds));
-	}
-	if (args.delay_until >= 0) {
-		RequireArgument(fcinfo, args.delay_until, "delay");
-		return PG_GETARG_TIMESTAMPTZ(args.delay_until);
-	}
-	return now;
-}
 
 // Shared body of the six send overloads: (queue, msg, [headers], [delay]).
 Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
@@ -60,22 +33,6 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 	return Datum(0);
 }
 
-// Array argument argno, detoasted, or nullptr when NULL or not in this overload.
-ArrayType *ArrayArgument(FunctionCallInfo fcinfo, int argno)
-{
-	return argno < 0 || PG_ARGISNULL(argno) ? nullptr : PG_GETARG_ARRAYTYPE_P(argno);
-}
-
-// Number of elements of a message or header array (0 for NULL).
-int64 ArrayLength(ArrayType *array)
-{
-	if (!array)
-		return 0;
-	if (ARR_NDIM(array) > 1)
-		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("message arrays must be one-dimensional")));
-	return ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
-}
-
 // Shared body of the six send_batch overloads: (queue, msgs, [headers], [delay]).
 Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 {
@@ -84,9 +41,7 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 	ResolveQueue(fcinfo, 0, &queue);
 	ArrayType *msgs = ArrayArgument(fcinfo, 1);
 	ArrayType *headers = ArrayArgument(fcinfo, args.headers);
-	const int64 msgs_count = ArrayLength(msgs);
-	const int64 headers_count = ArrayLength(headers);
-	RunCore([&] { core::CheckBatch(!msgs, msgs_count, !headers, headers_count); });
+	CheckBatchArguments(msgs, headers);
 	Datum values[3] = {PointerGetDatum(msgs), PointerGetDatum(headers), TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[3] = {' ', NullFlag(!headers), ' '};
 	SpiConnect();

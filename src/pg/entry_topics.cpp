@@ -5,17 +5,16 @@
 // generated column topic_bindings.compiled_regex. A binding (pattern, queue)
 // routes every message sent to a matching routing key into that queue; the
 // rules live in the core (include/pgmq/core/topic.hpp).
-#include "pgmq/core/arguments.hpp"
 #include "pgmq/core/statements.hpp"
 #include "pgmq/core/topic.hpp"
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 }
 
@@ -53,62 +52,18 @@ void CheckRoutingKeyArgument(FunctionCallInfo fcinfo)
 	RunCore([key] { core::CheckRoutingKey(key); });
 }
 
-// Where an overload keeps its optional arguments (-1: not in this overload).
-struct TopicArgs {
-	int headers;
-	int delay_seconds;
-	int delay_until;
-};
-
-// The vt of a topic send: now, now + delay seconds, or the given timestamp.
-TimestampTz VisibleAt(FunctionCallInfo fcinfo, const TopicArgs &args)
-{
-	const TimestampTz now = GetCurrentTimestamp();
-	if (args.delay_seconds >= 0)
-		return SecondsFromNow(now, PG_GETARG_INT32(args.delay_seconds));
-	if (args.delay_until >= 0)
-		return PG_GETARG_TIMESTAMPTZ(args.delay_until);
-	return now;
-}
-
-// Array argument argno, or nullptr when NULL or not in this overload.
-ArrayType *ArrayArgument(FunctionCallInfo fcinfo, int argno)
-{
-	return argno < 0 || PG_ARGISNULL(argno) ? nullptr : PG_GETARG_ARRAYTYPE_P(argno);
-}
-
-// Number of elements of a message or header array (0 for NULL).
-int64 ArrayLength(ArrayType *array)
-{
-	if (!array)
-		return 0;
-	if (ARR_NDIM(array) > 1)
-		ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("message arrays must be one-dimensional")));
-	return ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array));
-}
-
-// Upstream's batch checks: msgs non-empty, headers (when given) as long.
-void CheckBatchArguments(ArrayType *msgs, ArrayType *headers)
-{
-	const int64 msgs_count = ArrayLength(msgs);
-	const int64 headers_count = ArrayLength(headers);
-	RunCore([&] { core::CheckBatch(!msgs, msgs_count, !headers, headers_count); });
-}
-
 // send_topic(routing_key, msg, [headers], [delay integer]) -> number of
 // queues the message went to.
-Datum SendTopic(FunctionCallInfo fcinfo, const TopicArgs &args)
+Datum SendTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 {
 	CheckRoutingKeyArgument(fcinfo);
 	const bool msg_null = PG_ARGISNULL(1);
 	const bool has_delay = args.delay_seconds >= 0 && !PG_ARGISNULL(args.delay_seconds);
 	const int32 delay = has_delay ? PG_GETARG_INT32(args.delay_seconds) : 0;
 	RunCore([&] { core::CheckTopicSend(msg_null, delay); });
-	if (args.delay_seconds >= 0)
-		RequireArgument(fcinfo, args.delay_seconds, "delay");
 	const bool headers_null = args.headers < 0 || PG_ARGISNULL(args.headers);
 	Datum values[4] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
-	                   TimestampTzGetDatum(VisibleAt(fcinfo, args))};
+	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[4] = {' ', ' ', NullFlag(headers_null), ' '};
 	QueueRef no_queue;
 	NoQueue(&no_queue);
@@ -124,19 +79,15 @@ Datum SendTopic(FunctionCallInfo fcinfo, const TopicArgs &args)
 
 // send_batch_topic(routing_key, msgs, [headers], [delay]) -> (queue_name,
 // msg_id) per message and matching queue, queues in name order.
-Datum SendBatchTopic(FunctionCallInfo fcinfo, const TopicArgs &args)
+Datum SendBatchTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 {
 	BeginRowsResult(fcinfo);
 	CheckRoutingKeyArgument(fcinfo);
 	ArrayType *msgs = ArrayArgument(fcinfo, 1);
 	ArrayType *headers = ArrayArgument(fcinfo, args.headers);
 	CheckBatchArguments(msgs, headers);
-	if (args.delay_seconds >= 0)
-		RequireArgument(fcinfo, args.delay_seconds, "delay");
-	if (args.delay_until >= 0)
-		RequireArgument(fcinfo, args.delay_until, "delay");
 	Datum values[4] = {PG_GETARG_DATUM(0), PointerGetDatum(msgs), PointerGetDatum(headers),
-	                   TimestampTzGetDatum(VisibleAt(fcinfo, args))};
+	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[4] = {' ', ' ', NullFlag(!headers), ' '};
 	QueueRef no_queue;
 	NoQueue(&no_queue);
