@@ -227,7 +227,8 @@ class Round:
         try:
             conn = self.cluster.connect()
         except psycopg.Error as e:
-            self.unexpected.append("%s: could not connect: %s" % (worker, e))
+            if not self.stop.is_set():  # after the kill, refusal is expected
+                self.unexpected.append("%s: could not connect: %s" % (worker, e))
             return
         try:
             body(conn)
