@@ -18,8 +18,11 @@ using pgmq::core::CreateQueueStatements;
 using pgmq::core::DeleteMetaSql;
 using pgmq::core::DropQueueStatements;
 using pgmq::core::InsertMetaSql;
+using pgmq::core::LockQueueTableSql;
 using pgmq::core::QueueKind;
+using pgmq::core::SetSequenceLoggedSql;
 using pgmq::core::TruncateQueueSql;
+using pgmq::core::UnloggedSequenceSql;
 using pgmq_test::HygieneProblems;
 using pgmq_test::JoinLines;
 
@@ -240,6 +243,32 @@ TEST(PurgeSql, CountsThenTruncatesTheQueueTableOnly)
 			EXPECT_EQ(quoted[0], pgmq::core::TableName("q", name)) << sql;
 		}
 	}
+}
+
+// purge_queue locks first, so its count is what TRUNCATE deletes
+// (purge_during_read.spec shows the concurrent send counted).
+TEST(PurgeSql, LocksTheQueueTableBeforeCounting)
+{
+	EXPECT_EQ(LockQueueTableSql("QueueCased"), "LOCK TABLE pgmq.\"q_queuecased\" IN ACCESS EXCLUSIVE MODE");
+	for (const char *name : kHostileNames) {
+		const std::string sql = LockQueueTableSql(name);
+		EXPECT_TRUE(HygieneProblems(sql).empty()) << JoinLines(HygieneProblems(sql)) << "\n" << sql;
+		const std::vector<std::string> quoted = pgmq_test::QuotedIdentifiers(sql);
+		ASSERT_EQ(quoted.size(), 1u) << sql;
+		EXPECT_EQ(quoted[0], pgmq::core::TableName("q", name)) << sql;
+	}
+}
+
+// create_unlogged makes the queue's identity sequence logged, so msg_ids
+// survive a crash (crash_safety.py); only an unlogged sequence is found.
+TEST(UnloggedSequence, FindsTheQueueTablesSequenceOnlyWhileUnlogged)
+{
+	const std::string sql = UnloggedSequenceSql();
+	EXPECT_TRUE(HygieneProblems(sql, {"'msg_id'", "'u'"}).empty())
+		<< JoinLines(HygieneProblems(sql, {"'msg_id'", "'u'"})) << "\n" << sql;
+	EXPECT_TRUE(Contains(sql, "pg_catalog.pg_get_serial_sequence($1, 'msg_id')")) << sql;
+	EXPECT_TRUE(Contains(sql, "relpersistence OPERATOR(pg_catalog.=) 'u'")) << sql;
+	EXPECT_EQ(SetSequenceLoggedSql("pgmq.\"q_x_msg_id_seq\""), "ALTER SEQUENCE pgmq.\"q_x_msg_id_seq\" SET LOGGED");
 }
 
 }  // namespace

@@ -3,12 +3,14 @@
 // role and table names, and refusal when the caller cannot grant.
 #include "pgmq/core/grants.hpp"
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "pgmq/core/error.hpp"
+#include "sql_lexer.hpp"
 
 namespace {
 
@@ -99,6 +101,14 @@ TEST(GrantQueueAccess, CheckIsQualifiedAndParameterised)
 		}
 	}
 	EXPECT_EQ(sql.find(" = "), std::string::npos);
+	// The same rules every core statement follows; the literals are privilege
+	// names and fixed identifiers, not values.
+	const std::set<std::string> constants = {"'USAGE'", "'EXECUTE'", "'pgmq'", "'msg_id'",
+	                                         "'USAGE WITH GRANT OPTION'", "'EXECUTE WITH GRANT OPTION'",
+	                                         "'SELECT WITH GRANT OPTION'", "'INSERT WITH GRANT OPTION'",
+	                                         "'UPDATE WITH GRANT OPTION'", "'DELETE WITH GRANT OPTION'"};
+	EXPECT_TRUE(pgmq_test::HygieneProblems(sql, constants).empty())
+		<< pgmq_test::JoinLines(pgmq_test::HygieneProblems(sql, constants)) << "\n" << sql;
 }
 
 }  // namespace
