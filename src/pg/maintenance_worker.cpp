@@ -102,7 +102,7 @@ void MaintainDatabases()
 		ListCell *cell;
 		foreach (cell, databases) {
 			CHECK_FOR_INTERRUPTS();
-			if (ConfigReloadPending)
+			if (ConfigReloadPending || ShutdownRequestPending)
 				break;  // the list may have changed: start over with the new one
 			MaintainDatabase(static_cast<const char *>(lfirst(cell)));
 		}
@@ -161,12 +161,15 @@ using namespace pgmq::pg;
 void pgmq_maintenance_launcher_main(Datum)
 {
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
+	// It runs no SQL itself: on SIGTERM it just leaves its loop, quietly.
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	pqsignal(SIGUSR1, WorkerExited);
 	BackgroundWorkerUnblockSignals();
 	TimestampTz last_run = 0;
 	for (;;) {
 		CHECK_FOR_INTERRUPTS();
+		if (ShutdownRequestPending)
+			proc_exit(0);
 		if (ConfigReloadPending) {
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
