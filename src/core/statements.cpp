@@ -19,9 +19,9 @@ using P = ParamType;
 const StatementShape kShapes[] = {
 	/* Send            */ {3, {P::Jsonb, P::Jsonb, P::Timestamptz}},
 	/* SendBatch       */ {3, {P::JsonbArray, P::JsonbArray, P::Timestamptz}},
-	/* Read            */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
-	/* ReadConditional */ {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb}},
-	/* Pop             */ {2, {P::Timestamptz, P::Int8}},
+	/* Read            */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}, true},
+	/* ReadConditional */ {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb}, true},
+	/* Pop             */ {2, {P::Timestamptz, P::Int8}, true},
 	/* SetVt           */ {2, {P::Int8, P::Timestamptz}},
 	/* SetVtBatch      */ {2, {P::Int8Array, P::Timestamptz}},
 	/* Delete          */ {1, {P::Int8}},
@@ -45,22 +45,25 @@ static_assert(sizeof kShapes / sizeof kShapes[0] == static_cast<int>(Statement::
 
 constexpr const char *kMessageColumns = "q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers";
 constexpr const char *kEq = " OPERATOR(pg_catalog.=) ";
-// Claimed messages come back oldest first; the join that claims them may
-// produce them in any order (a hash join does on small queues).
+// Claimed messages come back oldest first: the scan that claims them may
+// produce them in any order.
 constexpr const char *kOldestFirst = " SELECT * FROM claimed ORDER BY msg_id";
 
-// Oldest visible messages first, skipping rows other transactions hold.
+// The ids of the oldest visible messages, skipping rows other transactions
+// hold. As an array sub-select it is planned once and claims its rows by
+// primary key, whatever the LIMIT.
 std::string PickVisible(const std::string &q, const char *qty_param, const char *extra_filter)
 {
-	return "WITH picked AS (SELECT msg_id FROM " + q + " WHERE vt OPERATOR(pg_catalog.<=) $1" + extra_filter +
-	       " ORDER BY msg_id LIMIT " + qty_param + " FOR UPDATE SKIP LOCKED) ";
+	return std::string(" WHERE q.msg_id") + kEq + "ANY (ARRAY(SELECT msg_id FROM " + q +
+	       " WHERE vt OPERATOR(pg_catalog.<=) $1" + extra_filter + " ORDER BY msg_id LIMIT " + qty_param +
+	       " FOR UPDATE SKIP LOCKED))";
 }
 
 std::string ReadSql(const std::string &q, const char *extra_filter)
 {
-	return PickVisible(q, "$3", extra_filter) + ", claimed AS (UPDATE " + q +
-	       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1 FROM picked WHERE q.msg_id" +
-	       kEq + "picked.msg_id RETURNING " + kMessageColumns + ")" + kOldestFirst;
+	return "WITH claimed AS (UPDATE " + q +
+	       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1" +
+	       PickVisible(q, "$3", extra_filter) + " RETURNING " + kMessageColumns + ")" + kOldestFirst;
 }
 
 std::string ArchiveSql(const std::string &q, const std::string &a, const char *match)
@@ -112,8 +115,7 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 	case Statement::ReadConditional:
 		return ReadSql(q, " AND message OPERATOR(pg_catalog.@>) $4");
 	case Statement::Pop:
-		return PickVisible(q, "$2", "") + ", claimed AS (DELETE FROM " + q + " AS q USING picked WHERE q.msg_id" + kEq +
-		       "picked.msg_id" + returning + ")" + kOldestFirst;
+		return "WITH claimed AS (DELETE FROM " + q + " AS q" + PickVisible(q, "$2", "") + returning + ")" + kOldestFirst;
 	case Statement::SetVt:
 		return "UPDATE " + q + " AS q SET vt = $2 WHERE q.msg_id" + kEq + "$1" + returning;
 	case Statement::SetVtBatch:

@@ -73,7 +73,8 @@ SPIPlanPtr Prepare(const QueueRef &queue, core::Statement statement)
 		for (int i = 0; i < shape.nparams; i++)
 			types[i] = TypeOid(shape.params[i]);
 		const std::string sql = core::StatementSql(statement, queue.queue_table, queue.archive_table);
-		plan = CallPostgres([&] { return SPI_prepare(sql.c_str(), shape.nparams, types); });
+		const int options = shape.generic_plan ? CURSOR_OPT_GENERIC_PLAN : 0;
+		plan = CallPostgres([&] { return SPI_prepare_cursor(sql.c_str(), shape.nparams, types, options); });
 		if (!plan)
 			throw core::CoreError(core::ErrorKind::Internal,
 			                      std::string("SPI_prepare failed: ") + SPI_result_code_string(SPI_result));

@@ -254,7 +254,7 @@ inline std::vector<std::string> HygieneProblems(std::string_view sql, const std:
 	// Grammar, not functions: keywords before a parenthesised expression or
 	// list, and the constructs Postgres resolves whatever the search_path.
 	static const std::set<std::string> kGrammarBeforeParen = {
-		"VALUES", "FROM", "AS",   "ANY",  "ALL",  "IN",   "EXISTS", "FILTER", "SELECT",   "WHERE",    "AND",     "OR",
+		"VALUES", "FROM", "AS",   "ANY",  "ARRAY", "ALL",  "IN",   "EXISTS", "FILTER", "SELECT",   "WHERE",    "AND",     "OR",
 		"NOT",    "CASE", "WHEN", "THEN", "ELSE", "ON",   "IS",     "BY",     "LATERAL",  "COALESCE", "GREATEST", "EXTRACT"};
 	static const std::set<std::string> kTableIntroducers = {"FROM", "INTO", "UPDATE", "USING", "TRUNCATE", "JOIN", "TABLE"};
 

@@ -47,6 +47,10 @@ constexpr int kMaxStatementParams = 4;
 struct StatementShape {
 	int nparams;
 	ParamType params[kMaxStatementParams];
+	// Always run the one plan prepared for any parameters. Set where the
+	// planner's guess for a parameter (a LIMIT $n is taken as 10% of the
+	// table) would otherwise make it re-plan on every call.
+	bool generic_plan = false;
 };
 
 // Parameter list of a statement.
