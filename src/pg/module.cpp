@@ -1,6 +1,7 @@
 // src/pg/module.cpp
 // Library entry: the module magic block and _PG_init.
 #include "pgmq/pg/maintenance_worker.hpp"
+#include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
@@ -11,6 +12,7 @@ PGDLLEXPORT void _PG_init(void);
 
 void _PG_init(void)
 {
+	pgmq::pg::InitPlanCache();
 	pgmq::pg::InitWakeup();
 	pgmq::pg::InitMaintenance();
 }

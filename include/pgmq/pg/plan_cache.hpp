@@ -19,4 +19,8 @@ namespace pgmq::pg {
 // SPI connection. May ereport.
 SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement);
 
+// _PG_init: the pgmq.plan_cache_size setting and the transaction callback
+// that frees evicted plans.
+void InitPlanCache();
+
 }  // namespace pgmq::pg
