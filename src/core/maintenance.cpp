@@ -60,7 +60,7 @@ std::string IdPositionSql(std::string_view queue_table, std::string_view table, 
 
 int64_t PartitionStart(int64_t id, int64_t step) { return id - id % step; }
 
-std::vector<int64_t> PremakeStarts(const IdPosition &position)
+std::vector<int64_t> PremakeStarts(const IdPosition &position, const std::vector<int64_t> &existing)
 {
 	if (position.step <= 0 || position.premake < 0)
 		throw CoreError(ErrorKind::Internal, "partition step and premake must be positive");
@@ -72,16 +72,13 @@ std::vector<int64_t> PremakeStarts(const IdPosition &position)
 		low = std::min(low, PartitionStart(*position.oldest_queued, step));
 	if (position.default_max)
 		low = std::max(low, PartitionStart(*position.default_max, step) + step);
-	if (low > top)
-		return {};
-	// Newest first when the range is too long for one run.
-	const int64_t count = (top - low) / step + 1;
-	if (count > static_cast<int64_t>(kMaxPremadePerRun))
-		low = top - static_cast<int64_t>(kMaxPremadePerRun - 1) * step;
-	std::vector<int64_t> starts;
-	for (int64_t start = low; start <= top; start += step)
-		starts.push_back(start);
-	return starts;
+	// Newest first, so that a range too long for one run fills from the top.
+	std::vector<int64_t> missing;
+	for (int64_t start = top; start >= low && missing.size() < kMaxPremadePerRun; start -= step)
+		if (!std::binary_search(existing.begin(), existing.end(), start))
+			missing.push_back(start);
+	std::reverse(missing.begin(), missing.end());
+	return missing;
 }
 
 std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retention, std::vector<int64_t> starts)

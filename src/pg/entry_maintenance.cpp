@@ -130,15 +130,16 @@ int64 MoveOneBatch(const Partman &partman, const MaintainedTable &table)
 
 // Moves every row out of the default partition of table, one partition's
 // worth per transaction. Returns the rows moved; *batches counts batches.
-int64 EmptyDefaultPartition(const Partman &partman, const MaintainedTable &table, int *batches)
+// keep: memory that outlives the commits.
+int64 EmptyDefaultPartition(const Partman &partman, const MaintainedTable &table, MemoryContext keep, int *batches)
 {
 	int64 total = 0;
 	int failures = 0;
 	for (;;) {
 		CHECK_FOR_INTERRUPTS();
 		int64 moved = 0;
-		ErrorData *error = InSubtransaction([&] { moved = MoveOneBatch(partman, table); });
-		SPI_commit();
+		ErrorData *error = InSubtransaction([&] { moved = MoveOneBatch(partman, table); }, keep);
+		CommitBetweenTables(Commits::kProcedure);
 		if (error) {
 			if (++failures > kMaxBatchRetries)
 				ereport(ERROR, (errcode(error->sqlerrcode),
@@ -163,8 +164,9 @@ int64 EmptyDefaultPartition(const Partman &partman, const MaintainedTable &table
 	}
 }
 
-// The guide's three steps for one table, committing as it goes.
-void RecoverTable(const Partman &partman, const MaintainedTable &table)
+// The guide's three steps for one table, committing as it goes. keep:
+// memory that outlives the commits.
+void RecoverTable(const Partman &partman, const MaintainedTable &table, MemoryContext keep)
 {
 	const bool by_id = table.kind == core::PartitionKind::ById;
 	int64 unused = 0;
@@ -172,20 +174,22 @@ void RecoverTable(const Partman &partman, const MaintainedTable &table)
 	// stop landing in the default partition while it is being emptied.
 	if (by_id) {
 		(void) InSubtransaction([&] { MaintainFromSequence(partman, table, false, &unused, &unused); });
-		SPI_commit();
+		CommitBetweenTables(Commits::kProcedure);
 	}
 	int64 moved = 0;
 	int batches = 0;
 	for (int round = 1;; round++) {
-		moved += EmptyDefaultPartition(partman, table, &batches);
+		moved += EmptyDefaultPartition(partman, table, keep, &batches);
 		// Holding the table: maintenance may create the partition that new
 		// messages still go to (by time: the current one), as a batch may.
-		ErrorData *error = InSubtransaction([&] {
-			RunPartmanMaintenance(partman, table, kBatchLockTimeoutMs);
-			if (by_id)
-				MaintainFromSequence(partman, table, true, &unused, &unused);
-		});
-		SPI_commit();
+		ErrorData *error = InSubtransaction(
+			[&] {
+				RunPartmanMaintenance(partman, table, kBatchLockTimeoutMs);
+				if (by_id)
+					MaintainFromSequence(partman, table, true, &unused, &unused);
+			},
+			keep);
+		CommitBetweenTables(Commits::kProcedure);
 		if (!error)
 			break;
 		// Messages that spilled meanwhile, or a lock not granted in time:
@@ -218,7 +222,7 @@ void RecoverTable(const Partman &partman, const MaintainedTable &table)
 		if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
 			ExecuteOnce(core::AnalyzeSql(default_table));
 	});
-	SPI_commit();
+	CommitBetweenTables(Commits::kProcedure);
 	ereport(NOTICE, (errmsg("%s: %lld messages moved out of its default partition in %d batches; maintenance succeeds",
 	                        table.parent, static_cast<long long>(moved), batches)));
 }
@@ -293,7 +297,7 @@ PGMQ_FUNCTION(pgmq_recover_partitioned_queue)
 	PG_TRY();
 	{
 		for (int i = 0; i < list.count; i++)
-			RecoverTable(partman, list.tables[i]);
+			RecoverTable(partman, list.tables[i], keep);
 	}
 	PG_CATCH();
 	{

@@ -115,12 +115,21 @@ void ListMaintainedTables(const Partman &partman, text *queue_name, MemoryContex
 
 void CommitBetweenTables(Commits mode)
 {
+	// SPI keeps every result until SPI_finish: a new connection per table
+	// (and per recovery batch) keeps a long run's memory flat.
 	switch (mode) {
 	case Commits::kNone:
+		SpiFinish();
+		SpiConnect();
 		break;
-	case Commits::kProcedure:
+	case Commits::kProcedure: {
 		SPI_commit();
+		SpiFinish();
+		const int rc = SPI_connect_ext(SPI_OPT_NONATOMIC);
+		if (rc != SPI_OK_CONNECT)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_connect failed: %s", SPI_result_code_string(rc))));
 		break;
+	}
 	case Commits::kWorker:
 		SpiFinish();
 		PopActiveSnapshot();
@@ -180,21 +189,22 @@ core::IdPosition ReadIdPosition(const MaintainedTable &table)
 	return position;
 }
 
-int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, const Partitions &existing,
-                       const std::vector<int64_t> &starts)
+int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, const std::vector<int64_t> &starts)
 {
-	std::vector<int64_t> missing;
-	for (int64_t start : starts) {
-		const auto it = std::lower_bound(existing.begin(), existing.end(), std::pair<int64_t, std::string>(start, ""));
-		if (it == existing.end() || it->first != start)
-			missing.push_back(start);
-	}
-	if (missing.empty())
+	if (starts.empty())
 		return 0;
 	Oid types[2] = {TEXTOID, INT8ARRAYOID};
-	Datum values[2] = {TextDatum(table.parent), Int8ArrayDatum(missing)};
+	Datum values[2] = {TextDatum(table.parent), Int8ArrayDatum(starts)};
 	ExecuteOnce(core::CreateIdPartitionsSql(partman.schema, partman.major_version), 2, types, values);
-	return static_cast<int64>(missing.size());
+	return static_cast<int64>(starts.size());
+}
+
+std::vector<int64_t> PartitionStarts(const Partitions &partitions)
+{
+	std::vector<int64_t> starts;
+	for (const auto &partition : partitions)
+		starts.push_back(partition.first);
+	return starts;
 }
 
 void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, bool apply_retention, int64 *created,
@@ -205,15 +215,12 @@ void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, 
 	RunCore([&] {
 		const core::IdPosition position = ReadIdPosition(table);
 		const Partitions existing = ExistingPartitions(table);
-		const std::vector<int64_t> wanted = core::PremakeStarts(position);
-		made = CreatePartitions(partman, table, existing, wanted);
+		std::vector<int64_t> starts = PartitionStarts(existing);
+		const std::vector<int64_t> missing = core::PremakeStarts(position, starts);
+		made = CreatePartitions(partman, table, missing);
 		if (!apply_retention || !table.has_retention || table.keeps_tables)
 			return;
-		std::vector<int64_t> starts = wanted;
-		for (const auto &partition : existing)
-			starts.push_back(partition.first);
-		std::sort(starts.begin(), starts.end());
-		starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+		starts.insert(starts.end(), missing.begin(), missing.end());
 		for (int64_t start : core::RetentionDrops(position, table.retention, starts)) {
 			// Retention lines lie below every premade partition: each is an existing one.
 			const auto it = std::lower_bound(existing.begin(), existing.end(), std::pair<int64_t, std::string>(start, ""));

@@ -85,27 +85,35 @@ TEST(PartitionStart, AsPartmanComputesIt)
 
 // ------------------------------------------------------------- PremakeStarts
 
+Starts Premake(const IdPosition &position, const Starts &existing = {})
+{
+	return pgmq::core::PremakeStarts(position, existing);
+}
+
 TEST(PremakeStarts, FreshQueueHasThePartitionsCreateParentMade)
 {
-	// create_partitioned(q, '10', ..., 2): p0, p10, p20. No id yet.
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 2, std::nullopt)), (Starts{0, 10, 20}));
+	// create_partitioned(q, '10', ..., 2): p0, p10, p20, nothing to add.
+	EXPECT_EQ(Premake(Position(10, 2, std::nullopt)), (Starts{0, 10, 20}));
+	EXPECT_EQ(Premake(Position(10, 2, std::nullopt), Starts{0, 10, 20}), Starts{});
 }
 
 TEST(PremakeStarts, FromTheNewestIdEvenWhenTheQueueIsEmpty)
 {
-	// The drained queue of partition_drained.sh: 40 ids handed out, none left.
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 2, 40)), (Starts{40, 50, 60}));
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 2, 39)), (Starts{30, 40, 50}));
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10000, 4, 149999)),
-	          (Starts{140000, 150000, 160000, 170000, 180000}));
+	// The drained queue of partition_drained.sh: 40 ids handed out, none left,
+	// pg_partman made p0-p20 and nothing since.
+	EXPECT_EQ(Premake(Position(10, 2, 40), Starts{0, 10, 20}), (Starts{40, 50, 60}));
+	EXPECT_EQ(Premake(Position(10, 2, 39), Starts{0, 10, 20}), (Starts{30, 40, 50}));
+	EXPECT_EQ(Premake(Position(10000, 4, 149999)), (Starts{140000, 150000, 160000, 170000, 180000}));
+	// Only what is missing.
+	EXPECT_EQ(Premake(Position(10, 2, 40), Starts{0, 10, 20, 40, 60}), (Starts{50}));
 }
 
 TEST(PremakeStarts, ArchiveAlsoCoversEveryMessageStillInTheQueue)
 {
 	// Any message of the queue may be archived: down to the oldest one.
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 1, 55, 12)), (Starts{10, 20, 30, 40, 50, 60}));
+	EXPECT_EQ(Premake(Position(10, 1, 55, 12), Starts{0, 10}), (Starts{20, 30, 40, 50, 60}));
 	// An oldest message above the newest cannot happen, but must not widen.
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 1, 55, 70)), (Starts{50, 60}));
+	EXPECT_EQ(Premake(Position(10, 1, 55, 70)), (Starts{50, 60}));
 }
 
 TEST(PremakeStarts, NeverOverRowsInTheDefaultPartition)
@@ -113,31 +121,47 @@ TEST(PremakeStarts, NeverOverRowsInTheDefaultPartition)
 	// Spilled ids up to 95: pg_partman cannot create p90 or below; from p100
 	// on new messages get partitions again (premake counts from p90, the
 	// partition of the newest id).
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 2, 95, std::nullopt, 95)), (Starts{100, 110}));
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 3, 95, std::nullopt, 95)), (Starts{100, 110, 120}));
+	EXPECT_EQ(Premake(Position(10, 2, 95, std::nullopt, 95), Starts{0, 10}), (Starts{100, 110}));
+	EXPECT_EQ(Premake(Position(10, 3, 95, std::nullopt, 95)), (Starts{100, 110, 120}));
 	// Everything wanted lies at or below the spill: nothing.
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 1, 55, std::nullopt, 70)), Starts{});
+	EXPECT_EQ(Premake(Position(10, 1, 55, std::nullopt, 70)), Starts{});
 	// An archive with a spill: the gap fill stops above it.
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 2, 55, 3, 31)), (Starts{40, 50, 60, 70}));
+	EXPECT_EQ(Premake(Position(10, 2, 55, 3, 31)), (Starts{40, 50, 60, 70}));
 }
 
-TEST(PremakeStarts, BoundedPerRunNewestFirst)
+TEST(PremakeStarts, BoundedPerRunNewestFirstThenTheRest)
 {
-	const Starts starts = pgmq::core::PremakeStarts(Position(1, 4, 5000, 0));
-	ASSERT_EQ(starts.size(), pgmq::core::kMaxPremadePerRun);
-	EXPECT_EQ(starts.back(), 5004);
-	EXPECT_EQ(starts.front(), 5004 - static_cast<int64_t>(pgmq::core::kMaxPremadePerRun) + 1);
+	// An archive 5000 partitions behind its queue: the newest 100 first.
+	const IdPosition position = Position(1, 4, 5000, 0);
+	Starts existing;
+	Starts first = Premake(position, existing);
+	ASSERT_EQ(first.size(), pgmq::core::kMaxPremadePerRun);
+	EXPECT_EQ(first.back(), 5004);
+	EXPECT_EQ(first.front(), 5004 - static_cast<int64_t>(pgmq::core::kMaxPremadePerRun) + 1);
+	// The next run continues below them, until the gap is filled.
+	existing = first;
+	const Starts second = Premake(position, existing);
+	ASSERT_EQ(second.size(), pgmq::core::kMaxPremadePerRun);
+	EXPECT_EQ(second.back(), first.front() - 1);
+	std::size_t runs = 2;
+	existing.insert(existing.begin(), second.begin(), second.end());
+	for (Starts more = Premake(position, existing); !more.empty(); more = Premake(position, existing)) {
+		existing.insert(existing.begin(), more.begin(), more.end());
+		runs++;
+	}
+	EXPECT_EQ(existing.size(), 5005u);
+	EXPECT_EQ(runs, 51u);
 }
 
 TEST(PremakeStarts, PremakeZeroIsJustTheNewestPartition)
 {
-	EXPECT_EQ(pgmq::core::PremakeStarts(Position(10, 0, 15)), (Starts{10}));
+	EXPECT_EQ(Premake(Position(10, 0, 15)), (Starts{10}));
 }
 
 TEST(PremakeStarts, BadStepIsABug)
 {
-	EXPECT_THROW(pgmq::core::PremakeStarts(Position(0, 2, 15)), CoreError);
-	EXPECT_THROW(pgmq::core::PremakeStarts(Position(-10, 2, 15)), CoreError);
+	EXPECT_THROW(Premake(Position(0, 2, 15)), CoreError);
+	EXPECT_THROW(Premake(Position(-10, 2, 15)), CoreError);
 }
 
 // ------------------------------------------------------------ RetentionDrops

@@ -73,10 +73,11 @@ struct IdPosition {
 // side of the line, as pg_partman computes it: id - id % step).
 int64_t PartitionStart(int64_t id, int64_t step);
 
-// Most partitions one maintenance run premakes for a table: a bound on the
-// locks one transaction takes, not a limit anyone should reach (the rest
-// follow in later runs, newest first).
-constexpr std::size_t kMaxPremadePerRun = 1000;
+// Most partitions one maintenance run creates for a table: a bound on the
+// locks one transaction takes (each new partition takes several, and the
+// lock table holds max_locks_per_transaction per connection), not a limit
+// anyone should reach. The rest follow in later runs, newest first.
+constexpr std::size_t kMaxPremadePerRun = 100;
 
 // Starts of the id partitions a table should have, from the sequence: the
 // partition of the newest id and `premake` after it; for an archive also
@@ -84,9 +85,10 @@ constexpr std::size_t kMaxPremadePerRun = 1000;
 // (any of them may be archived, and an archive that was rarely written has
 // gaps). Never a partition at or below the highest id in the default
 // partition: pg_partman cannot create those, and rows there wait for
-// recovery. Ascending; the highest kMaxPremadePerRun at most. Existing
-// partitions are in the list too (create_partition_id skips them).
-std::vector<int64_t> PremakeStarts(const IdPosition &position);
+// recovery. Returns those that are not in `existing` (the starts of the
+// partitions there are, ascending), ascending, the newest
+// kMaxPremadePerRun at most.
+std::vector<int64_t> PremakeStarts(const IdPosition &position, const std::vector<int64_t> &existing);
 
 // Retention measured from the sequence: the partitions [start, start +
 // step) with start + step <= last_id - retention, that is those pg_partman

@@ -56,14 +56,17 @@ struct MaintainedTables {
 void ListMaintainedTables(const Partman &partman, text *queue_name, MemoryContext context, MaintainedTables *list);
 
 // Runs fn, a POD-frame function that may ereport, in a subtransaction.
-// Returns nullptr when it succeeded, or its error (copied into the caller's
-// memory context) after rolling the subtransaction back; a query cancel is
+// Returns nullptr when it succeeded, or its error after rolling the
+// subtransaction back, copied into error_context (default: the caller's
+// memory context, which CommitBetweenTables frees); a query cancel is
 // raised again. Must not be called from C++ code that owns objects with
 // destructors.
 template <typename Fn>
-ErrorData *InSubtransaction(Fn &&fn);
+ErrorData *InSubtransaction(Fn &&fn, MemoryContext error_context = nullptr);
 
-// Commits the work so far as mode says (nothing for kNone).
+// Commits the work so far as mode says (nothing for kNone), and reconnects
+// SPI, which frees the results kept so far (memory of the caller's context
+// and the table list are kept). Anything allocated since SPI_connect is gone.
 void CommitBetweenTables(Commits mode);
 
 // What one maintenance pass did.
@@ -103,9 +106,10 @@ using Partitions = std::vector<std::pair<int64_t, std::string>>;
 Partitions ExistingPartitions(const MaintainedTable &table);
 // where table stands (see core::IdPosition);
 core::IdPosition ReadIdPosition(const MaintainedTable &table);
-// creates the partitions of starts that are not in existing; returns how many.
-int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, const Partitions &existing,
-                       const std::vector<int64_t> &starts);
+// their first ids, ascending;
+std::vector<int64_t> PartitionStarts(const Partitions &partitions);
+// creates the partitions starting at starts; returns how many.
+int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, const std::vector<int64_t> &starts);
 
 // Whether the default partition of table holds rows.
 bool DefaultPartitionHasRows(const MaintainedTable &table);
@@ -118,7 +122,7 @@ void WarnMaintenanceFailed(const MaintainedTable &table, const char *step, const
 // ---------------------------------------------------------------- template
 
 template <typename Fn>
-ErrorData *InSubtransaction(Fn &&fn)
+ErrorData *InSubtransaction(Fn &&fn, MemoryContext error_context)
 {
 	MemoryContext context = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -132,7 +136,7 @@ ErrorData *InSubtransaction(Fn &&fn)
 	}
 	PG_CATCH();
 	{
-		MemoryContextSwitchTo(context);
+		MemoryContextSwitchTo(error_context != nullptr ? error_context : context);
 		error = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
