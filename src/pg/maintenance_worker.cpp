@@ -211,6 +211,10 @@ void pgmq_maintenance_worker_main(Datum)
 	PushActiveSnapshot(GetTransactionSnapshot());
 	SpiConnect();
 	pgstat_report_activity(STATE_RUNNING, "pgmq partition maintenance");
+	// No wait of one table (for pg_partman's maintenance lock, or a lock on
+	// a queue held by a long transaction) may hold up the other tables and
+	// databases for long: it fails that table's step instead, with a WARNING.
+	SetConfigOption("lock_timeout", "60s", PGC_USERSET, PGC_S_SESSION);
 	const int rc = SPI_execute("SELECT FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'pgmq'", false, 1);
 	const bool has_pgmq = rc == SPI_OK_SELECT && SPI_processed == 1;
 	Partman partman;
