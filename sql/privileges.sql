@@ -188,6 +188,43 @@ BEGIN
     RETURN true;
 END $$;
 CREATE OPERATOR regress_evil.@> (LEFTARG = jsonb, RIGHTARG = jsonb, FUNCTION = regress_evil.jsonb_contains);
+CREATE FUNCTION regress_evil.text_match(text, text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM regress_evil.capture('~(text,text)');
+    RETURN true;
+END $$;
+CREATE OPERATOR regress_evil.~ (LEFTARG = text, RIGHTARG = text, FUNCTION = regress_evil.text_match);
+CREATE FUNCTION regress_evil.jsonb_field(jsonb, text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM regress_evil.capture('->>(jsonb,text)');
+    RETURN 'evil';
+END $$;
+CREATE OPERATOR regress_evil.->> (LEFTARG = jsonb, RIGHTARG = text, FUNCTION = regress_evil.jsonb_field);
+CREATE FUNCTION regress_evil.text_cat(text, text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM regress_evil.capture('||(text,text)');
+    RETURN 'evil';
+END $$;
+CREATE OPERATOR regress_evil.|| (LEFTARG = text, RIGHTARG = text, FUNCTION = regress_evil.text_cat);
+CREATE FUNCTION regress_evil.pg_notify(text, text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM regress_evil.capture('pg_notify()');
+END $$;
+CREATE FUNCTION regress_evil.hashtextextended(text, bigint) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM regress_evil.capture('hashtextextended()');
+    RETURN 0;
+END $$;
+CREATE FUNCTION regress_evil.pg_try_advisory_xact_lock(bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM regress_evil.capture('pg_try_advisory_xact_lock()');
+    RETURN true;
+END $$;
+CREATE FUNCTION regress_evil.lower(text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM regress_evil.capture('lower()');
+    RETURN 'evil';
+END $$;
 -- Temporary objects: the session's temp schema is searched first for
 -- relations and types unless the path names it.
 CREATE DOMAIN pg_temp.jsonb AS integer;
@@ -211,6 +248,31 @@ SELECT s - :evil_first AS id FROM pgmq.delete('evil_path_q', ARRAY[:evil_first::
 SELECT pgmq.archive('evil_path_q', :evil_first::bigint + 3);
 SELECT s - :evil_first AS id FROM pgmq.archive('evil_path_q', ARRAY[:evil_first::bigint + 4]::bigint[]) AS s;
 SELECT msg_id - :evil_first AS id, message FROM pgmq.pop('evil_path_q');
+-- FIFO group reads.
+SELECT s - :evil_first AS id FROM pgmq.send_batch('evil_path_q',
+    ARRAY['{"n": 6}', '{"n": 7}', '{"n": 8}']::pg_catalog.jsonb[],
+    ARRAY['{"x-pgmq-group": "a"}', '{"x-pgmq-group": "b"}', '{"x-pgmq-group": "a"}']::pg_catalog.jsonb[]) AS s;
+SELECT pgmq.create_fifo_index('evil_path_q'), pgmq.create_fifo_indexes_all();
+SELECT msg_id - :evil_first AS id, message FROM pgmq.read_grouped('evil_path_q', 0, 1);
+SELECT msg_id - :evil_first AS id, message FROM pgmq.read_grouped_rr('evil_path_q', 0, 3);
+SELECT msg_id - :evil_first AS id, message FROM pgmq.read_grouped_head('evil_path_q', 0, 3);
+SELECT msg_id - :evil_first AS id, message FROM pgmq.read_grouped_with_poll('evil_path_q', 0, 1, 0, 10);
+SELECT msg_id - :evil_first AS id, message FROM pgmq.read_grouped_rr_with_poll('evil_path_q', 0, 3, 0, 10);
+SELECT msg_id - :evil_first AS id, message FROM pgmq.read_grouped_head_with_poll('evil_path_q', 0, 3, 0, 10);
+-- Topic routing.
+SELECT pgmq.bind_topic('evil.*', 'evil_path_q');
+SELECT pattern, queue_name FROM pgmq.test_routing('evil.x');
+SELECT pgmq.send_topic('evil.x', '{"n": 9}');
+SELECT queue_name, msg_id - :evil_first AS id FROM pgmq.send_batch_topic('evil.x', ARRAY['{"n": 10}']::pg_catalog.jsonb[]);
+SELECT pattern, queue_name FROM pgmq.list_topic_bindings('evil_path_q');
+SELECT pgmq.unbind_topic('evil.*', 'evil_path_q');
+-- Insert notifications (the trigger runs in the sender's session).
+SELECT pgmq.enable_notify_insert('evil_path_q', 0);
+SELECT s - :evil_first AS id FROM pgmq.send('evil_path_q', '{"n": 11}') AS s;
+SELECT pgmq.update_notify_insert('evil_path_q', 100);
+SELECT s - :evil_first AS id FROM pgmq.send('evil_path_q', '{"n": 12}') AS s;
+SELECT queue_name, throttle_interval_ms FROM pgmq.list_notify_insert_throttles();
+SELECT pgmq.disable_notify_insert('evil_path_q');
 SELECT queue_name, queue_length, queue_visible_length, total_messages - :evil_first AS total_from_first,
        default_partition_length
 FROM pgmq.metrics('evil_path_q');
