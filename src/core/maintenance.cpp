@@ -108,38 +108,6 @@ std::string IdPartitionsSql()
 	       "WHERE i.inhparent OPERATOR(pg_catalog.=) $1::pg_catalog.regclass";
 }
 
-std::optional<int64_t> ParseInt8(std::string_view text)
-{
-	auto blank = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
-	while (!text.empty() && blank(text.front()))
-		text.remove_prefix(1);
-	while (!text.empty() && blank(text.back()))
-		text.remove_suffix(1);
-	bool negative = false;
-	if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
-		negative = text.front() == '-';
-		text.remove_prefix(1);
-	}
-	if (text.empty())
-		return std::nullopt;
-	// Accumulate negatively: INT64_MIN has no positive counterpart.
-	int64_t value = 0;
-	for (char c : text) {
-		if (c < '0' || c > '9')
-			return std::nullopt;
-		const int digit = c - '0';
-		if (value < (std::numeric_limits<int64_t>::min() + digit) / 10)
-			return std::nullopt;
-		value = value * 10 - digit;
-	}
-	if (!negative) {
-		if (value == std::numeric_limits<int64_t>::min())
-			return std::nullopt;
-		value = -value;
-	}
-	return value;
-}
-
 std::string CreateIdPartitionsSql(std::string_view partman_schema, int partman_major)
 {
 	// 5.x dropped p_analyze (it no longer analyses there).

@@ -6,37 +6,10 @@
 #include <limits>
 
 #include "pgmq/core/error.hpp"
+#include "pgmq/core/integers.hpp"
 #include "pgmq/core/queue_name.hpp"
 
 namespace pgmq::core {
-
-std::optional<int32_t> ParseInt4(std::string_view text)
-{
-	auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-	while (!text.empty() && blank(text.front()))
-		text.remove_prefix(1);
-	while (!text.empty() && blank(text.back()))
-		text.remove_suffix(1);
-	bool negative = false;
-	if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
-		negative = text.front() == '-';
-		text.remove_prefix(1);
-	}
-	if (text.empty())
-		return std::nullopt;
-	int64_t value = 0;
-	for (char c : text) {
-		if (c < '0' || c > '9')
-			return std::nullopt;
-		value = value * 10 + (c - '0');
-		if (value > static_cast<int64_t>(std::numeric_limits<int32_t>::max()) + 1)
-			return std::nullopt;
-	}
-	value = negative ? -value : value;
-	if (value > std::numeric_limits<int32_t>::max() || value < std::numeric_limits<int32_t>::min())
-		return std::nullopt;
-	return static_cast<int32_t>(value);
-}
 
 namespace {
 

@@ -3,6 +3,7 @@
 // (_get_partition_col, _get_pg_partman_schema, _get_pg_partman_major_version,
 // _ensure_pg_partman_installed). They answer from the same code the
 // partitioned-queue functions use, so they cannot disagree with them.
+#include "pgmq/core/integers.hpp"
 #include "pgmq/core/partition.hpp"
 
 #include "pgmq/pg/executor.hpp"

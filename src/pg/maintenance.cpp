@@ -1,6 +1,7 @@
 // src/pg/maintenance.cpp
 // Partition maintenance of partitioned queues, table by table (see
 // maintenance.hpp and core/maintenance.hpp).
+#include "pgmq/core/integers.hpp"
 #include "pgmq/core/maintenance.hpp"
 #include "pgmq/core/queue_name.hpp"
 

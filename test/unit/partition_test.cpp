@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "pgmq/core/error.hpp"
+#include "pgmq/core/integers.hpp"
 #include "pgmq/core/partition.hpp"
 
 namespace {

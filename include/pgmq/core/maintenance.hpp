@@ -106,10 +106,6 @@ std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retentio
 // each partition.
 std::string IdPartitionsSql();
 
-// An integer as int8 input reads it (blanks around it, a sign); nullopt
-// otherwise. part_config keeps id intervals and retentions as text.
-std::optional<int64_t> ParseInt8(std::string_view text);
-
 // create_partition_id for ($1 parent table, $2 bigint[] starts), without the
 // ANALYZE of the whole partition set pg_partman 4.x runs by default.
 std::string CreateIdPartitionsSql(std::string_view partman_schema, int partman_major);

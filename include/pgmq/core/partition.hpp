@@ -22,11 +22,6 @@ struct PartitionPlan {
 	std::string archive_column;  // msg_id or archived_at
 };
 
-// Parses a value as PostgreSQL's int4 input does (surrounding blanks, sign,
-// digits); nullopt when it is not an int4. Upstream decides "integer
-// interval" by exactly this cast.
-std::optional<int32_t> ParseInt4(std::string_view text);
-
 // Chooses the partition columns from the two intervals. Both must be the same
 // kind; integer intervals must be positive and fit int4 (a longer number is an
 // error, not a duration in seconds); premake >= 1. May throw
