@@ -18,6 +18,10 @@
 #include "pgmq/core/integers.hpp"
 #include "pgmq/core/maintenance.hpp"
 
+#include "sql_lexer.hpp"
+
+using pgmq_test::QuotesBalanced;
+
 namespace {
 
 using pgmq::core::CoreError;
@@ -56,19 +60,6 @@ std::set<int> Params(std::string_view sql)
 }
 
 bool Contains(std::string_view sql, std::string_view part) { return sql.find(part) != std::string_view::npos; }
-
-// Balanced quotes of both kinds: a name cannot break out of its identifier.
-bool QuotesBalanced(std::string_view sql)
-{
-	bool in_ident = false, in_string = false;
-	for (char c : sql) {
-		if (c == '"' && !in_string)
-			in_ident = !in_ident;
-		else if (c == '\'' && !in_ident)
-			in_string = !in_string;
-	}
-	return !in_ident && !in_string;
-}
 
 const PartitionPlan kById{PartitionKind::ById, "msg_id", "msg_id"};
 const PartitionPlan kByTime{PartitionKind::ByTime, "enqueued_at", "archived_at"};

@@ -18,6 +18,10 @@
 #include "pgmq/core/integers.hpp"
 #include "pgmq/core/partition.hpp"
 
+#include "sql_lexer.hpp"
+
+using pgmq_test::QuotesBalanced;
+
 namespace {
 
 using pgmq::core::CoreError;
@@ -78,19 +82,6 @@ bool OccursUnquoted(std::string_view sql, std::string_view word)
 			return true;
 	}
 	return false;
-}
-
-// Balanced quotes of both kinds: a name cannot break out of its identifier.
-bool QuotesBalanced(std::string_view sql)
-{
-	bool in_ident = false, in_string = false;
-	for (char c : sql) {
-		if (c == '"' && !in_string)
-			in_ident = !in_ident;
-		else if (c == '\'' && !in_ident)
-			in_string = !in_string;
-	}
-	return !in_ident && !in_string;
 }
 
 bool Contains(std::string_view sql, std::string_view part) { return sql.find(part) != std::string_view::npos; }

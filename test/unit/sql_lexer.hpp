@@ -156,6 +156,19 @@ inline std::vector<Token> Lex(std::string_view sql)
 	return out;
 }
 
+// Balanced quotes of both kinds: a name cannot break out of its identifier.
+inline bool QuotesBalanced(std::string_view sql)
+{
+	bool in_ident = false, in_string = false;
+	for (char c : sql) {
+		if (c == '"' && !in_string)
+			in_ident = !in_ident;
+		else if (c == '\'' && !in_ident)
+			in_string = !in_string;
+	}
+	return !in_ident && !in_string;
+}
+
 inline std::vector<std::string> QuotedIdentifiers(std::string_view sql)
 {
 	std::vector<std::string> out;
