@@ -23,13 +23,13 @@ install_root=$state/install
 mkdir -p "$state"
 chmod 755 "$state"
 
-if [ ! -x "$install_root/usr/lib/postgresql/15/bin/postgres" ]; then
+if [ ! -x "$install_root/usr/lib/postgresql/$PG_MAJOR/bin/postgres" ]; then
   make_private_install "$install_root" >/dev/null
 fi
 DESTDIR=$install_root "$repo/docker/build.sh" >"$state/build.log" 2>&1 || { tail -n 40 "$state/build.log"; exit 1; }
 chmod -R a+rX "$install_root"
 
-PG_BIN=$install_root/usr/lib/postgresql/15/bin
+PG_BIN=$install_root/usr/lib/postgresql/$PG_MAJOR/bin
 if [ -f "$state/cluster/data/postmaster.pid" ]; then
   as_postgres "$PG_BIN/pg_ctl" -D "$state/cluster/data" -m fast -w stop >/dev/null 2>&1 || true
 fi

@@ -82,7 +82,7 @@ if ! EXTRA_CXXFLAGS="$flags" EXTRA_LDFLAGS="$flags" DESTDIR=$install_root \
   exit 1
 fi
 result "build with $flags" 0
-ldd "$install_root/usr/lib/postgresql/15/lib/pgmq.so" | grep libasan >/dev/null
+ldd "$install_root/usr/lib/postgresql/$PG_MAJOR/lib/pgmq.so" | grep libasan >/dev/null
 result "pgmq.so linked with the ASan runtime" $?
 chmod -R a+rX "$install_root"
 
@@ -145,7 +145,7 @@ export PGHOST=$cluster/socket PGPORT=$port PGUSER=postgres
 # The server runs the sanitizer build from the private installation, with
 # the ASan runtime loaded.
 maps=/proc/$(head -n 1 "$cluster/data/postmaster.pid")/maps
-grep -q "$install_root/usr/lib/postgresql/15/lib/pgmq.so" "$maps" && grep -q libasan "$maps"
+grep -q "$install_root/usr/lib/postgresql/$PG_MAJOR/lib/pgmq.so" "$maps" && grep -q libasan "$maps"
 result "server runs the sanitizer build" $?
 
 # 4. The suites. Their own summaries are kept in logs, shown on failure.
@@ -195,7 +195,7 @@ Datum pgmq_sanitize_canary(PG_FUNCTION_ARGS)
 }
 }
 EOF_CANARY
-canary=$install_root/usr/lib/postgresql/15/lib/pgmq_sanitize_canary.so
+canary=$install_root/usr/lib/postgresql/$PG_MAJOR/lib/pgmq_sanitize_canary.so
 g++ -shared -fPIC $flags -I"$("$PRIVATE_PG_BIN_SOURCE/pg_config" --includedir-server)" "$work/canary.cpp" -o "$canary" &&
   chmod a+r "$canary" &&
   psql -X -q -d postgres -c "CREATE FUNCTION pg_temp.canary(integer) RETURNS void

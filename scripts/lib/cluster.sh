@@ -1,10 +1,13 @@
 # shellcheck shell=bash
 # Sourced by scripts/quickstart.sh and test/run: packages, build, and a local
-# PostgreSQL 15 cluster on a private unix socket. Needs bash and root.
+# PostgreSQL cluster on a private unix socket. Needs bash and root.
+# PG_MAJOR picks the PostgreSQL major (default 15, Debian 12's); another one
+# must be packaged by the system this runs on (see test/lib/rootfs.sh).
 
-PG_BIN=/usr/lib/postgresql/15/bin
+export PG_MAJOR=${PG_MAJOR:-15}
+PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
 PGMQ_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PGMQ_PACKAGES=(postgresql-15 postgresql-server-dev-15 postgresql-15-partman
+PGMQ_PACKAGES=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-$PG_MAJOR-partman
   nlohmann-json3-dev libgtest-dev cmake g++ make python3-psycopg)
 
 # Install only what is missing, so a prepared machine needs no network.

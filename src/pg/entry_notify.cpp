@@ -47,7 +47,7 @@ bool AlreadyNotified(const char *channel)
 {
 	const SubTransactionId subtransaction = GetCurrentSubTransactionId();
 	for (const NotifiedChannel &slot : notified)
-		if (slot.transaction == MyProc->lxid && slot.subtransaction == subtransaction &&
+		if (slot.transaction == MyLocalTransactionId() && slot.subtransaction == subtransaction &&
 		    strcmp(slot.channel, channel) == 0)
 			return true;
 	return false;
@@ -57,7 +57,7 @@ void RememberNotified(const char *channel)
 {
 	NotifiedChannel &slot = notified[next_notified_slot];
 	next_notified_slot = (next_notified_slot + 1) % kNotifiedSlots;
-	slot.transaction = MyProc->lxid;
+	slot.transaction = MyLocalTransactionId();
 	slot.subtransaction = GetCurrentSubTransactionId();
 	strlcpy(slot.channel, channel, sizeof slot.channel);
 }

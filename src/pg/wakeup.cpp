@@ -129,13 +129,13 @@ void InitWakeup()
 
 void StartWaiting(const QueueRef &queue)
 {
-	if (!shared || MyProc->pgprocno >= shared->slot_count)
+	if (!shared || MyProcNumber() >= shared->slot_count)
 		return;
 	// Still registered when an earlier wait in this transaction ended in an
 	// error caught by a savepoint (only a top-level end unregisters): wait
 	// on this queue now, or its sends would not wake us.
 	const bool registered = my_slot >= 0;
-	my_slot = MyProc->pgprocno;
+	my_slot = MyProcNumber();
 	pg_atomic_write_u32(&shared->waiting_on[my_slot], QueueKey(queue));
 	if (!registered)
 		pg_atomic_fetch_add_u32(&shared->waiters, 1);

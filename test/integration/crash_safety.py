@@ -49,7 +49,7 @@ import time
 import psycopg
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PG_BIN = os.environ.get("PGMQ_PG_BIN", "/usr/lib/postgresql/15/bin")
+PG_BIN = os.environ.get("PGMQ_PG_BIN", "/usr/lib/postgresql/%s/bin" % os.environ.get("PG_MAJOR", "15"))
 PORT = int(os.environ.get("PGMQ_CRASH_PORT", "5436"))
 ROUNDS = int(os.environ.get("PGMQ_CRASH_ROUNDS", "5"))
 DBNAME = "crash"

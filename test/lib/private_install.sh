@@ -15,7 +15,7 @@
 # Executables must be copies: the server resolves symbolic links to find
 # itself, and would then use the system directories.
 
-PRIVATE_PG_BIN_SOURCE=${PRIVATE_PG_BIN_SOURCE:-/usr/lib/postgresql/15/bin}
+PRIVATE_PG_BIN_SOURCE=${PRIVATE_PG_BIN_SOURCE:-/usr/lib/postgresql/${PG_MAJOR:-15}/bin}
 
 # make_private_install DIR: builds the skeleton above under DIR (replacing an
 # earlier one) and prints the bin directory to use.

@@ -25,6 +25,8 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
+#include "pgmq/pg/compat.hpp"
+
 namespace pgmq::pg {
 
 // A caught exception in plain storage: filling it cannot allocate or throw.

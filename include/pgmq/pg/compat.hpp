@@ -1,0 +1,39 @@
+// include/pgmq/pg/compat.hpp
+// The differences between the PostgreSQL majors pgmq builds against (15, 17,
+// 18), in one place: the rest of the adapter calls these and never tests
+// PG_VERSION_NUM itself. Included by boundary.hpp, after postgres.h.
+#pragma once
+
+extern "C" {
+#include "postgres.h"
+
+#include "storage/proc.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"  // the varlena macros left postgres.h in 16
+#endif
+}
+
+namespace pgmq::pg {
+
+// This backend's local transaction id (PGPROC.lxid until 16, vxid.lxid from 17).
+inline LocalTransactionId MyLocalTransactionId()
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
+}
+
+// This backend's index among all PGPROCs, stable for its life (pgprocno
+// until 16, GetNumberFromPGProc from 17).
+inline int MyProcNumber()
+{
+#if PG_VERSION_NUM >= 170000
+	return GetNumberFromPGProc(MyProc);
+#else
+	return MyProc->pgprocno;
+#endif
+}
+
+}  // namespace pgmq::pg

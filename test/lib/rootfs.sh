@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# Sourced by test/run: a Debian root filesystem per PostgreSQL major that the
+# host (Debian 12) does not package, made with debootstrap from Debian's
+# archive and kept for the next run. Mixing newer suites into the host would
+# pull a newer libc; a root of its own keeps the host as it is.
+#
+#   major  suite  PostgreSQL  pg_partman
+#   17     trixie 17.x        5.2.x
+#   18     forky  18.x        5.5.x
+#
+# Needs root. The packages themselves are installed inside by test/run's
+# ensure_packages, the same way as on the host.
+
+PGMQ_ROOTFS_CACHE=${PGMQ_ROOTFS_CACHE:-/var/cache/pgmq-rootfs}
+
+# rootfs_suite MAJOR: the Debian suite that packages PostgreSQL MAJOR.
+rootfs_suite() {
+  case $1 in
+    17) echo trixie ;;
+    18) echo forky ;;
+    *) return 1 ;;
+  esac
+}
+
+# ensure_rootfs MAJOR: prints the root directory for MAJOR, making it first
+# when it is missing or was left half-made.
+ensure_rootfs() {
+  local major=$1 suite root mirror
+  suite=$(rootfs_suite "$major") || { echo "no Debian suite known for PostgreSQL $major" >&2; return 1; }
+  root=$PGMQ_ROOTFS_CACHE/$suite
+  if [ ! -f "$root/.pgmq-ready" ]; then
+    command -v debootstrap >/dev/null ||
+      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap >&2 || return 1
+    rm -rf "$root"
+    mkdir -p "$PGMQ_ROOTFS_CACHE"
+    mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+    mirror=${mirror:-http://deb.debian.org/debian}
+    # forky's Release file can be past its Valid-Until date, which debootstrap
+    # would refuse: start from trixie and move the sources to forky.
+    echo "== making a $suite root filesystem in $root (debootstrap)" >&2
+    debootstrap --variant=minbase trixie "$root" "$mirror" >"$PGMQ_ROOTFS_CACHE/$suite.debootstrap.log" 2>&1 ||
+      { tail -n 20 "$PGMQ_ROOTFS_CACHE/$suite.debootstrap.log" >&2; return 1; }
+    if [ "$suite" = forky ]; then
+      echo "deb [check-valid-until=no] $mirror forky main" >"$root/etc/apt/sources.list"
+    fi
+    # Only the directories the tests need; the server must not read the host's.
+    touch "$root/.pgmq-ready"
+  fi
+  echo "$root"
+}
+
+# in_rootfs ROOT CMD...: runs CMD inside ROOT with /proc, /dev and /sys
+# mounted (a server needs them), unmounting them afterwards.
+in_rootfs() {
+  local root=$1 status=0 m
+  shift
+  for m in proc dev sys; do
+    mountpoint -q "$root/$m" || mount --bind "/$m" "$root/$m" || return 1
+  done
+  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  chroot "$root" "$@" || status=$?
+  for m in sys dev proc; do
+    umount -l "$root/$m" 2>/dev/null || true
+  done
+  return "$status"
+}
