@@ -14,6 +14,11 @@
 SET timezone = 'UTC';
 CREATE SCHEMA IF NOT EXISTS partman;
 CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman;
+-- pg_partman 4.x names a daily partition <parent>_pYYYY_MM_DD, 5.x <parent>_pYYYYMMDD.
+CREATE FUNCTION pg_temp.named_for_day(relname name, parent text, day timestamptz)
+RETURNS boolean LANGUAGE sql AS $$
+  SELECT relname::text IN (parent || '_p' || to_char(day, 'YYYY_MM_DD'), parent || '_p' || to_char(day, 'YYYYMMDD'))
+$$;
 
 -- Partitions of a parent, by first id (the default partition last).
 CREATE FUNCTION pg_temp.children(parent regclass) RETURNS TABLE(child name) LANGUAGE sql AS $$
@@ -187,7 +192,7 @@ UPDATE pgmq.a_pm_plain2 SET archived_at = archived_at - interval '3 days' WHERE 
 SELECT pgmq.convert_archive_partitioned('pm_plain2', '1 day', '30 days');
 SELECT a.msg_id,
        round(extract(epoch FROM date_trunc('day', a.archived_at) - date_trunc('day', now())) / 86400) AS day,
-       c.relname = 'a_pm_plain2_p' || to_char(a.archived_at, 'YYYY_MM_DD') AS in_its_day
+       pg_temp.named_for_day(c.relname, 'a_pm_plain2', a.archived_at) AS in_its_day
   FROM pgmq.a_pm_plain2 a JOIN pg_class c ON c.oid = a.tableoid ORDER BY a.msg_id;
 SELECT parent_table, control, partition_interval, retention FROM partman.part_config
  WHERE parent_table = 'pgmq.a_pm_plain2';

@@ -8,6 +8,11 @@
 SET timezone = 'UTC';
 CREATE SCHEMA IF NOT EXISTS partman;
 CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman;
+-- pg_partman 4.x names a daily partition <parent>_pYYYY_MM_DD, 5.x <parent>_pYYYYMMDD.
+CREATE FUNCTION pg_temp.named_for_day(relname name, parent text, day timestamptz)
+RETURNS boolean LANGUAGE sql AS $$
+  SELECT relname::text IN (parent || '_p' || to_char(day, 'YYYY_MM_DD'), parent || '_p' || to_char(day, 'YYYYMMDD'))
+$$;
 
 -- Partitions of a parent with their bounds (id partitions), in bound order.
 CREATE FUNCTION pg_temp.children(parent regclass)
@@ -44,7 +49,7 @@ SELECT queue_name, is_partitioned, is_unlogged FROM pgmq.meta WHERE queue_name =
 -- premake 2: the partition of id 0 and two ahead, plus the default.
 SELECT * FROM pg_temp.children('pgmq.q_part_id');
 SELECT * FROM pg_temp.children('pgmq.a_part_id');
-SELECT parent_table, control, partition_interval, partition_type, premake, retention,
+SELECT parent_table, control, partition_interval, partition_type IN ('native', 'range') AS range_partitioned, premake, retention,
        retention_keep_table, retention_keep_index, infinite_time_partitions, automatic_maintenance,
        template_table
   FROM partman.part_config WHERE parent_table IN ('pgmq.q_part_id', 'pgmq.a_part_id') ORDER BY parent_table DESC;
@@ -101,11 +106,14 @@ SELECT pg_temp.try($$SELECT partman.run_maintenance('pgmq.q_part_id')$$);
 SELECT pg_temp.try($$SELECT partman.run_maintenance('pgmq.a_part_id')$$);
 -- The guide's recovery, outside a transaction block, for the queue and the
 -- archive: move the rows out of the default, make partitions ahead, analyse.
+-- (Its progress NOTICEs are worded differently by pg_partman 4.x and 5.x.)
+SET client_min_messages = warning;
 CALL partman.partition_data_proc('pgmq.q_part_id');
 SELECT partman.run_maintenance('pgmq.q_part_id');
 ANALYZE pgmq.q_part_id_default;
 CALL partman.partition_data_proc('pgmq.a_part_id');
 SELECT partman.run_maintenance('pgmq.a_part_id');
+RESET client_min_messages;
 ANALYZE pgmq.a_part_id_default;
 SELECT default_partition_length FROM pgmq.metrics('part_id');
 -- Every message is still there once, with its id, in its own partition.
@@ -124,11 +132,11 @@ SELECT partman.run_maintenance('pgmq.q_part_id');
 -- Duration intervals: queue by enqueued_at, archive by archived_at.
 --------------------------------------------------------------------------------
 SELECT pgmq.create_partitioned('part_time', '1 day', '7 days', 3);
-SELECT parent_table, control, partition_interval, partition_type, premake, retention,
+SELECT parent_table, control, partition_interval, partition_type IN ('native', 'range') AS range_partitioned, premake, retention,
        retention_keep_table, infinite_time_partitions, automatic_maintenance
   FROM partman.part_config WHERE parent_table IN ('pgmq.q_part_time', 'pgmq.a_part_time') ORDER BY parent_table DESC;
 -- Three days back, today, three days ahead; named after their first day.
-SELECT p.partition_tablename = 'q_part_time_p' || to_char(i.child_start_time, 'YYYY_MM_DD') AS named_by_day,
+SELECT pg_temp.named_for_day(p.partition_tablename, 'q_part_time', i.child_start_time) AS named_by_day,
        round(extract(epoch FROM i.child_start_time - date_trunc('day', now())) / 86400) AS start_day,
        round(extract(epoch FROM i.child_end_time - i.child_start_time) / 86400) AS days
   FROM partman.show_partitions('pgmq.q_part_time') p,
@@ -155,17 +163,17 @@ SELECT pgmq.send('part_time', '{"t": 4}') AS t4 \gset
 UPDATE pgmq.q_part_time SET enqueued_at = enqueued_at - interval '1 day' WHERE msg_id = :t1;
 UPDATE pgmq.q_part_time SET enqueued_at = enqueued_at - interval '2 days' WHERE msg_id = :t2;
 SELECT floor(extract(epoch FROM q.enqueued_at - date_trunc('day', now())) / 86400) AS day,
-       q.message, c.relname = 'q_part_time_p' || to_char(q.enqueued_at, 'YYYY_MM_DD') AS in_its_day
+       q.message, pg_temp.named_for_day(c.relname, 'q_part_time', q.enqueued_at) AS in_its_day
   FROM pgmq.q_part_time q JOIN pg_class c ON c.oid = q.tableoid ORDER BY q.msg_id;
 SELECT message FROM pgmq.read('part_time', 30, 10) ORDER BY msg_id;
 SELECT count(*) FROM pgmq.archive('part_time', ARRAY[:t1, :t3]::bigint[]);
 SELECT pgmq.delete('part_time', :t2::bigint);
-SELECT message, c.relname = 'a_part_time_p' || to_char(now(), 'YYYY_MM_DD') AS in_today
+SELECT message, pg_temp.named_for_day(c.relname, 'a_part_time', now()) AS in_today
   FROM pgmq.a_part_time a JOIN pg_class c ON c.oid = a.tableoid ORDER BY a.msg_id;
 SELECT message FROM pgmq.q_part_time;
 SELECT queue_length, default_partition_length FROM pgmq.metrics('part_time');
 
--- pg_partman 4.x's named intervals ('daily') are accepted.
+-- pg_partman 4.x's named intervals ('daily') are accepted (5.x gets '1 day').
 SELECT pgmq.create_partitioned('part_daily', 'daily', '2 weeks', 1);
 SELECT parent_table, control, partition_interval, retention FROM partman.part_config
  WHERE parent_table IN ('pgmq.q_part_daily', 'pgmq.a_part_daily') ORDER BY parent_table DESC;

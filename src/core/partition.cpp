@@ -135,17 +135,38 @@ void CheckSameControl(std::string_view parent, std::string_view existing_control
 		                    ": use the same kind of intervals as when the queue was created, or drop the queue first");
 }
 
-bool IsPartmanNamedInterval(std::string_view interval, int partman_major)
+namespace {
+
+// pg_partman 4.x's interval names (create_parent compares p_interval with
+// exactly these) and the durations they stand for.
+struct NamedInterval {
+	std::string_view name;
+	std::string_view duration;
+};
+constexpr NamedInterval kNamedIntervals[] = {
+	{"yearly", "1 year"},  {"quarterly", "3 months"}, {"monthly", "1 month"},       {"weekly", "1 week"},
+	{"daily", "1 day"},    {"hourly", "1 hour"},      {"half-hour", "30 minutes"}, {"quarter-hour", "15 minutes"},
+};
+
+const NamedInterval *FindNamedInterval(std::string_view interval)
 {
-	if (partman_major >= 5)
-		return false;
-	// pg_partman 4.x create_parent compares p_interval with exactly these.
-	static constexpr std::string_view kNamed[] = {"yearly", "quarterly", "monthly", "weekly",
-	                                              "daily",  "hourly",    "half-hour", "quarter-hour"};
-	for (std::string_view named : kNamed)
-		if (interval == named)
-			return true;
-	return false;
+	for (const NamedInterval &named : kNamedIntervals)
+		if (interval == named.name)
+			return &named;
+	return nullptr;
+}
+
+}  // namespace
+
+std::string IntervalDuration(std::string_view interval)
+{
+	const NamedInterval *named = FindNamedInterval(interval);
+	return std::string(named != nullptr ? named->duration : interval);
+}
+
+std::string PartmanIntervalInput(std::string_view interval, int partman_major)
+{
+	return partman_major >= 5 ? IntervalDuration(interval) : std::string(interval);
 }
 
 std::string TemplateTablesSql(std::string_view partman_schema)

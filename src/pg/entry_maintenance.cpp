@@ -356,13 +356,13 @@ PGMQ_FUNCTION(pgmq_convert_archive_partitioned)
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
 		const core::PartitionPlan plan = core::PlanPartitioning(partition_text, retention_text, 1);
+		text *const interval = reinterpret_cast<text *>(
+			DatumGetPointer(TextDatum(core::PartmanIntervalInput(partition_text, partman.major_version))));
 		if (plan.kind == core::PartitionKind::ByTime) {
 			// A clear interval error before partman sees the value (as create_partitioned).
-			const bool named = core::IsPartmanNamedInterval(partition_text, partman.major_version);
 			Oid types[2] = {TEXTOID, TEXTOID};
-			Datum values[2] = {PointerGetDatum(retention_interval), PointerGetDatum(partition_interval)};
-			ExecuteOnce(named ? "SELECT $1::pg_catalog.interval" : "SELECT $1::pg_catalog.interval, $2::pg_catalog.interval",
-			            named ? 1 : 2, types, values);
+			Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(core::IntervalDuration(partition_text))};
+			ExecuteOnce("SELECT $1::pg_catalog.interval, $2::pg_catalog.interval", 2, types, values);
 		}
 		const std::string archive = queue.archive_table;
 		const std::string old = core::OldArchiveTable(archive);
@@ -372,7 +372,7 @@ PGMQ_FUNCTION(pgmq_convert_archive_partitioned)
 		{
 			Oid types[4] = {TEXTOID, TEXTOID, TEXTOID, INT4OID};
 			// premake 4: what upstream gets by leaving pg_partman's default.
-			Datum values[4] = {TextDatum(parent), TextDatum(plan.archive_column), PointerGetDatum(partition_interval),
+			Datum values[4] = {TextDatum(parent), TextDatum(plan.archive_column), PointerGetDatum(interval),
 			                   Int32GetDatum(4)};
 			ExecuteOnce(core::CreateParentSql(partman.schema, partman.major_version), 4, types, values);
 		}

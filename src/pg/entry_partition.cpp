@@ -81,24 +81,22 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
 		const core::PartitionPlan plan = core::PlanPartitioning(partition_text, retention_text, premake);
+		text *const interval = reinterpret_cast<text *>(
+			DatumGetPointer(TextDatum(core::PartmanIntervalInput(partition_text, partman.major_version))));
 		if (plan.kind == core::PartitionKind::ByTime) {
 			// A clear "invalid input syntax for type interval" before partman sees
-			// it. Retention is always cast by partman; 4.x's named partition
-			// intervals ('daily') are not interval input.
+			// it (4.x's named intervals, 'daily', as the durations they stand for).
 			Oid types[2] = {TEXTOID, TEXTOID};
-			Datum values[2] = {PointerGetDatum(retention_interval), PointerGetDatum(partition_interval)};
-			ExecuteOnce(core::IsPartmanNamedInterval(partition_text, partman.major_version)
-			                ? "SELECT $1::pg_catalog.interval"
-			                : "SELECT $1::pg_catalog.interval, $2::pg_catalog.interval",
-			            core::IsPartmanNamedInterval(partition_text, partman.major_version) ? 1 : 2, types, values);
+			Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(core::IntervalDuration(partition_text))};
+			ExecuteOnce("SELECT $1::pg_catalog.interval, $2::pg_catalog.interval", 2, types, values);
 		}
 		const std::vector<std::string> indexes = core::PartitionIndexStatements(name, plan);
 		ExecuteOnce(core::CreatePartitionedQueueSql(name, plan));
-		ManageParent(partman, core::PartmanParentName(queue.queue_table), plan.queue_column, partition_interval, premake,
+		ManageParent(partman, core::PartmanParentName(queue.queue_table), plan.queue_column, interval, premake,
 		             retention_interval);
 		ExecuteOnce(indexes[0]);
 		ExecuteOnce(core::CreatePartitionedArchiveSql(name, plan));
-		ManageParent(partman, core::PartmanParentName(queue.archive_table), plan.archive_column, partition_interval,
+		ManageParent(partman, core::PartmanParentName(queue.archive_table), plan.archive_column, interval,
 		             premake, retention_interval);
 		ExecuteOnce(indexes[1]);
 		Oid types[3] = {TEXTOID, BOOLOID, BOOLOID};

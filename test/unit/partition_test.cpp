@@ -253,20 +253,32 @@ TEST(CheckSameControl, OtherColumnIsAnError)
 	                   "when the queue was created, or drop the queue first"));
 }
 
-// ------------------------------------------------ IsPartmanNamedInterval
+// ------------------------------------------------ IntervalDuration, PartmanIntervalInput
 
-TEST(IsPartmanNamedInterval, FourXNames)
+TEST(IntervalDuration, FourXNamesAreTheirDurations)
 {
-	for (const char *name : {"yearly", "quarterly", "monthly", "weekly", "daily", "hourly", "half-hour", "quarter-hour"}) {
-		EXPECT_TRUE(pgmq::core::IsPartmanNamedInterval(name, 4)) << name;
-		EXPECT_FALSE(pgmq::core::IsPartmanNamedInterval(name, 5)) << name;  // 5.x dropped them
-	}
+	EXPECT_EQ(pgmq::core::IntervalDuration("yearly"), "1 year");
+	EXPECT_EQ(pgmq::core::IntervalDuration("quarterly"), "3 months");
+	EXPECT_EQ(pgmq::core::IntervalDuration("monthly"), "1 month");
+	EXPECT_EQ(pgmq::core::IntervalDuration("weekly"), "1 week");
+	EXPECT_EQ(pgmq::core::IntervalDuration("daily"), "1 day");
+	EXPECT_EQ(pgmq::core::IntervalDuration("hourly"), "1 hour");
+	EXPECT_EQ(pgmq::core::IntervalDuration("half-hour"), "30 minutes");
+	EXPECT_EQ(pgmq::core::IntervalDuration("quarter-hour"), "15 minutes");
 }
 
-TEST(IsPartmanNamedInterval, OtherTextIsNot)
+TEST(IntervalDuration, OtherTextIsKept)
 {
 	for (const char *text : {"Daily", " daily", "daily ", "1 day", "10", "", "minutely", "day"})
-		EXPECT_FALSE(pgmq::core::IsPartmanNamedInterval(text, 4)) << "'" << text << "'";
+		EXPECT_EQ(pgmq::core::IntervalDuration(text), text) << "'" << text << "'";
+}
+
+TEST(PartmanIntervalInput, NamesAsTheyAreForFourXAsDurationsForFiveX)
+{
+	EXPECT_EQ(pgmq::core::PartmanIntervalInput("daily", 4), "daily");
+	EXPECT_EQ(pgmq::core::PartmanIntervalInput("daily", 5), "1 day");
+	EXPECT_EQ(pgmq::core::PartmanIntervalInput("2 days", 4), "2 days");
+	EXPECT_EQ(pgmq::core::PartmanIntervalInput("2 days", 5), "2 days");
 }
 
 // ------------------------------------------------------------ DDL builders

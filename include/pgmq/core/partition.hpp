@@ -55,7 +55,13 @@ void CheckSameControl(std::string_view parent, std::string_view existing_control
 
 // pg_partman 4.x also takes a few names for time intervals ('daily',
 // 'hourly', ...) that are not PostgreSQL interval input; 5.x dropped them.
-bool IsPartmanNamedInterval(std::string_view interval, int partman_major);
+// The duration a name stands for ('daily': '1 day'); other text as it is.
+std::string IntervalDuration(std::string_view interval);
+
+// The partition interval to give pg_partman: 4.x takes its names as they
+// are, 5.x gets their durations, so a call that worked with 4.x keeps
+// working after a pg_partman upgrade.
+std::string PartmanIntervalInput(std::string_view interval, int partman_major);
 
 // Existing template tables (partman 4.x/5.x) of the parents, as quoted
 // qualified names: ($1 q parent, $2 a parent).
