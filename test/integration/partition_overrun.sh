@@ -2,8 +2,8 @@
 # test/integration/partition_overrun.sh: a burst larger than the runway of a
 # msg_id-partitioned queue (and a time-partitioned queue left without
 # maintenance), then the maintenance paths and the recovery of
-# docs/partitioned-queues.md. Checks, against the real pg_partman 4.x and
-# the real background workers:
+# docs/partitioned-queues.md. Checks, against the real pg_partman (4.x or
+# 5.x) and the real background workers:
 #  - the spilled messages land in the default partition; send, read, archive
 #    and delete keep working; default_partition_length > 0 after ANALYZE;
 #  - pg_partman's run_maintenance fails for the overrun tables, and so does
@@ -58,6 +58,8 @@ start_producer() {
 }
 
 part_setup pgmq_it_overrun
+PARTMAN_MAJOR=$(sql "SELECT split_part(extversion, '.', 1) FROM pg_extension WHERE extname = 'pg_partman'")
+say "pg_partman $(sql "SELECT extversion FROM pg_extension WHERE extname = 'pg_partman'")"
 # Retention far away: nothing may be dropped while the test counts messages.
 sql "SELECT pgmq.create_partitioned('burst', '$INTERVAL', '$((INTERVAL * 1000))', $PREMAKE)" >/dev/null
 sql "SELECT pgmq.create_partitioned('other', '100', '100000', 2)" >/dev/null
@@ -135,9 +137,18 @@ say "pg_partman's maintenance fails for the overrun tables, and for the whole da
 expect_error "run_maintenance('pgmq.q_burst') fails" \
   'updated partition constraint for default partition "q_burst_default" would be violated' \
   "SELECT partman.run_maintenance('pgmq.q_burst')"
-expect_error "run_maintenance('pgmq.a_burst') fails" \
-  'updated partition constraint for default partition "a_burst_default" would be violated' \
-  "SELECT partman.run_maintenance('pgmq.a_burst')"
+# The archive's spill lies above its newest row in a real partition. 4.x
+# counts the default partition's rows when it looks for the newest id, so it
+# tries to make their partition and fails; 5.x looks at real partitions only,
+# has nothing to make and succeeds.
+if [ "$PARTMAN_MAJOR" -ge 5 ]; then
+  maintain pgmq.a_burst
+  say "ok: run_maintenance('pgmq.a_burst') succeeds with pg_partman 5 (no partition to make below its spill)"
+else
+  expect_error "run_maintenance('pgmq.a_burst') fails" \
+    'updated partition constraint for default partition "a_burst_default" would be violated' \
+    "SELECT partman.run_maintenance('pgmq.a_burst')"
+fi
 expect_error "run_maintenance('pgmq.q_tburst') fails" \
   'updated partition constraint for default partition "q_tburst_default" would be violated' \
   "SELECT partman.run_maintenance('pgmq.q_tburst')"
@@ -176,8 +187,10 @@ maintain_call=$(doc_example maintain | grep -m1 'run_partition_maintenance()')
 warnings=$(sql "$maintain_call" 2>&1)
 grep -q 'WARNING:  pg_partman maintenance of queue "burst" failed for pgmq.q_burst: updated partition constraint' \
   <<<"$warnings" || fail "run_partition_maintenance did not report q_burst: $warnings"
-grep -q 'maintenance of queue "burst" failed for pgmq.a_burst' <<<"$warnings" ||
-  fail "run_partition_maintenance did not report a_burst: $warnings"
+if [ "$PARTMAN_MAJOR" -lt 5 ]; then
+  grep -q 'maintenance of queue "burst" failed for pgmq.a_burst' <<<"$warnings" ||
+    fail "run_partition_maintenance did not report a_burst: $warnings"
+fi
 grep -q 'maintenance of queue "tburst" failed for pgmq.q_tburst' <<<"$warnings" ||
   fail "run_partition_maintenance did not report q_tburst: $warnings"
 grep -q "HINT:  Run CALL pgmq.recover_partitioned_queue('burst');" <<<"$warnings" ||
