@@ -208,7 +208,11 @@ std::string PartitionStatusSql(std::string_view partman_schema, std::string_view
 	       "pg_catalog.to_regclass(CASE WHEN c.parent_table OPERATOR(pg_catalog.=) $2 THEN $4 ELSE $5 END)) "
 	       "FROM " + partman + ".part_config c "
 	       "CROSS JOIN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last_id FROM " + sequence + ") seq "
-	       "LEFT JOIN LATERAL (SELECT i.child_end_id, i.child_end_time FROM " + partman +
+	       // The last id that fits, from the partition's start: show_partition_info's
+	       // child_end_id is that id up to pg_partman 5.2 but the bound after it in 5.5.
+	       "LEFT JOIN LATERAL (SELECT CASE WHEN i.child_start_id IS NOT NULL THEN i.child_start_id OPERATOR(pg_catalog.+) "
+	       "c.partition_interval::pg_catalog.int8 OPERATOR(pg_catalog.-) 1 END AS child_end_id, i.child_end_time FROM " +
+	       partman +
 	       ".show_partitions(c.parent_table, 'DESC') p, " + partman +
 	       ".show_partition_info(p.partition_schemaname OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
 	       "p.partition_tablename, NULL, c.parent_table) i LIMIT 1) info ON true "
