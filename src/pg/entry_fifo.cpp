@@ -123,7 +123,7 @@ Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
 	DecodeGroupRead(fcinfo, statements, &request);
 	SpiConnect();
 	GroupReadOnce(&request);
-	EmitRows(fcinfo);
+	EmitRows(fcinfo, request.queue.queue_table);
 	SpiFinish();
 	return Datum(0);
 }
