@@ -7,7 +7,6 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
-#include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -39,15 +38,17 @@ PGMQ_FUNCTION(pgmq_metrics)
 	ResolveQueue(fcinfo, 0, &queue);
 	Datum values[8];
 	bool nulls[8];
-	// The sequence by OID from pg_depend, once per call (a few microseconds):
-	// by name it could be a tenant's view that runs code as the caller.
 	Datum args[4] = {PointerGetDatum(PG_GETARG_TEXT_PP(0)), PointerGetDatum(DefaultPartitionName(queue.queue_table)),
-	                 PointerGetDatum(DefaultPartitionName(queue.archive_table)),
-	                 ObjectIdGetDatum(MsgIdSequence(queue.queue_relid, queue.queue_table))};
+	                 PointerGetDatum(DefaultPartitionName(queue.archive_table)), Datum(0)};
 	const char arg_nulls[4] = {' ', ' ', ' ', ' '};
 	MemoryContext caller_context = CurrentMemoryContext;
 	SpiConnect();
-	ExecutePlan(PlanFor(queue, core::Statement::Metrics), args, arg_nulls);
+	// The sequence by OID, found through pg_depend when the plan's table was
+	// verified: by name it could be a tenant's view that runs code as the caller.
+	Oid sequence = InvalidOid;
+	SPIPlanPtr plan = PlanFor(queue, core::Statement::Metrics, &sequence);
+	args[3] = ObjectIdGetDatum(sequence);
+	ExecutePlan(plan, args, arg_nulls);
 	if (SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("metrics query returned %lu rows",
 		                                                        static_cast<unsigned long>(SPI_processed))));

@@ -46,6 +46,7 @@ struct PlanEntry {
 	uint64 last_used;
 	Oid queue_relid;    // the tables verified for this plan (InvalidOid: none)
 	Oid archive_relid;
+	Oid msg_id_sequence;  // of the queue table, for Metrics only
 	bool verified;      // cleared by an invalidation of either table
 };
 
@@ -53,6 +54,7 @@ struct PlanEntry {
 struct VerifiedTables {
 	Oid queue_relid = InvalidOid;
 	Oid archive_relid = InvalidOid;
+	Oid msg_id_sequence = InvalidOid;
 };
 
 HTAB *plan_table = nullptr;
@@ -156,6 +158,10 @@ VerifiedTables VerifyTables(const QueueRef &queue, core::Statement statement)
 	tables.queue_relid = OidIsValid(queue.queue_relid) ? queue.queue_relid
 	                                                    : get_relname_relid(queue.queue_table, namespace_oid);
 	VerifyTableShape(tables.queue_relid, queue.queue_table, TableRole::Queue);
+	// An identity sequence changes only through ALTER TABLE on its table,
+	// which invalidates this verification.
+	if (statement == core::Statement::Metrics)
+		tables.msg_id_sequence = MsgIdSequence(tables.queue_relid, queue.queue_table);
 	if (UsesArchive(statement)) {
 		tables.archive_relid = get_relname_relid(queue.archive_table, namespace_oid);
 		VerifyTableShape(tables.archive_relid, queue.archive_table, TableRole::Archive);
@@ -187,7 +193,9 @@ SPIPlanPtr Prepare(const QueueRef &queue, core::Statement statement)
 
 }  // namespace
 
-SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement)
+SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement) { return PlanFor(queue, statement, nullptr); }
+
+SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id_sequence)
 {
 	PlanKey key;
 	memset(&key, 0, sizeof key);  // dynahash compares raw bytes
@@ -213,11 +221,14 @@ SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement)
 		}
 		entry->queue_relid = tables.queue_relid;
 		entry->archive_relid = tables.archive_relid;
+		entry->msg_id_sequence = tables.msg_id_sequence;
 		// An invalidation that arrived meanwhile may concern these tables:
 		// verify again next time.
 		entry->verified = invalidations == invalidations_before;
 	}
 	entry->last_used = ++use_clock;
+	if (msg_id_sequence)
+		*msg_id_sequence = entry->msg_id_sequence;
 	return entry->plan;
 }
 
