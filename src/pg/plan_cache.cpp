@@ -22,9 +22,9 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "nodes/pg_list.h"
-#include "catalog/namespace.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
