@@ -192,10 +192,9 @@ std::string DeletePartConfigSql(std::string_view partman_schema)
 
 std::string PartmanParentName(std::string_view table) { return "pgmq." + std::string(table); }
 
-std::string PartitionStatusSql(std::string_view partman_schema, std::string_view queue_table)
+std::string PartitionStatusSql(std::string_view partman_schema)
 {
 	const std::string partman = QuoteIdentifier(partman_schema);
-	const std::string sequence = QualifiedTable(std::string(queue_table) + "_msg_id_seq");
 	return "SELECT $1::pg_catalog.text, c.parent_table, c.control, c.partition_interval, c.premake, "
 	       "CASE WHEN info.child_end_id IS NOT NULL THEN seq.last_id::pg_catalog.text "
 	       "ELSE pg_catalog.now()::pg_catalog.text END, "
@@ -207,7 +206,7 @@ std::string PartitionStatusSql(std::string_view partman_schema, std::string_view
 	       "(SELECT GREATEST(d.reltuples, 0)::pg_catalog.int8 FROM pg_catalog.pg_class d WHERE d.oid OPERATOR(pg_catalog.=) "
 	       "pg_catalog.to_regclass(CASE WHEN c.parent_table OPERATOR(pg_catalog.=) $2 THEN $4 ELSE $5 END)) "
 	       "FROM " + partman + ".part_config c "
-	       "CROSS JOIN (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last_id FROM " + sequence + ") seq "
+	       "CROSS JOIN (SELECT COALESCE(pg_catalog.pg_sequence_last_value($6), 0) AS last_id) seq "
 	       // The last id that fits, from the partition's start: show_partition_info's
 	       // child_end_id is that id up to pg_partman 5.2 but the bound after it in 5.5.
 	       "LEFT JOIN LATERAL (SELECT CASE WHEN i.child_start_id IS NOT NULL THEN i.child_start_id OPERATOR(pg_catalog.+) "

@@ -28,7 +28,7 @@ const StatementShape kShapes[] = {
 	/* DeleteBatch     */ {1, {P::Int8Array}},
 	/* Archive         */ {1, {P::Int8}},
 	/* ArchiveBatch    */ {1, {P::Int8Array}},
-	/* Metrics         */ {3, {P::Text, P::Text, P::Text}},
+	/* Metrics         */ {4, {P::Text, P::Text, P::Text, P::Regclass}},
 	/* ReadGrouped*    */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
 	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
 	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
@@ -73,14 +73,15 @@ std::string ArchiveSql(const std::string &q, const std::string &a, const char *m
 	       ") INSERT INTO " + a + " (" + columns + ") SELECT " + columns + " FROM moved RETURNING msg_id";
 }
 
-std::string MetricsSql(const std::string &q, std::string_view queue_table)
+// The sequence is $4, the OID the adapter found through the catalog: a
+// relation named q_<name>_msg_id_seq may be a tenant's view.
+std::string MetricsSql(const std::string &q)
 {
-	const std::string sequence = QualifiedTable(std::string(queue_table) + "_msg_id_seq");
 	// EXTRACT is grammar, resolved to pg_catalog.extract whatever the search_path.
 	const char *age = "EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) ";
 	return std::string("SELECT $1, pg_catalog.count(*), ") + age + "pg_catalog.max(q.enqueued_at))::pg_catalog.int4, " +
 	       age + "pg_catalog.min(q.enqueued_at))::pg_catalog.int4, " +
-	       "(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM " + sequence + "), pg_catalog.now(), " +
+	       "COALESCE(pg_catalog.pg_sequence_last_value($4), 0), pg_catalog.now(), " +
 	       "pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) pg_catalog.now()), " +
 	       // Planner estimate, not a count: cheap for a large spill (partitioned-queue guide).
 	       "(SELECT CASE WHEN pg_catalog.to_regclass($2) IS NULL THEN NULL ELSE " +
@@ -129,7 +130,7 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 	case Statement::ArchiveBatch:
 		return ArchiveSql(q, QualifiedTable(archive_table), " OPERATOR(pg_catalog.=) ANY ($1)");
 	case Statement::Metrics:
-		return MetricsSql(q, queue_table);
+		return MetricsSql(q);
 	case Statement::ReadGrouped:
 	case Statement::ReadGroupedIndexed:
 		return GroupReadSql(GroupRead::Batch, statement == Statement::ReadGroupedIndexed, queue_table);

@@ -41,7 +41,9 @@ Datum ActOnMany(FunctionCallInfo fcinfo, core::Statement statement)
 	ResolveQueue(fcinfo, 0, &queue);
 	SpiConnect();
 	RunById(fcinfo, queue, statement, 0);
-	EmitRows(fcinfo);
+	// Archive returns the archive's msg_id, delete the queue's.
+	const bool archive = statement == core::Statement::ArchiveBatch;
+	EmitRows(fcinfo, archive ? queue.archive_table : queue.queue_table);
 	SpiFinish();
 	return Datum(0);
 }
@@ -57,7 +59,7 @@ Datum SetVt(FunctionCallInfo fcinfo, core::Statement statement, bool vt_is_secon
 		vt_is_seconds ? SecondsFromNow(GetCurrentTimestamp(), PG_GETARG_INT32(2)) : PG_GETARG_TIMESTAMPTZ(2);
 	SpiConnect();
 	RunById(fcinfo, queue, statement, vt);
-	EmitRows(fcinfo);
+	EmitRows(fcinfo, queue.queue_table);
 	SpiFinish();
 	return Datum(0);
 }

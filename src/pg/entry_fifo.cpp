@@ -16,6 +16,7 @@
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/poll.hpp"
+#include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -123,7 +124,7 @@ Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
 	DecodeGroupRead(fcinfo, statements, &request);
 	SpiConnect();
 	GroupReadOnce(&request);
-	EmitRows(fcinfo);
+	EmitRows(fcinfo, request.queue.queue_table);
 	SpiFinish();
 	return Datum(0);
 }
@@ -164,6 +165,8 @@ PGMQ_FUNCTION(pgmq_create_fifo_index)
 {
 	QueueRef queue;
 	ResolveQueue(fcinfo, 0, &queue);
+	// The index is on headers->>'x-pgmq-group': a clear error if headers is not jsonb.
+	VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
 	SpiConnect();
 	RunCore([&] { ExecuteOnce(core::CreateGroupIndexSql(queue.queue_table)); });
 	SpiFinish();
@@ -182,8 +185,13 @@ PGMQ_FUNCTION(pgmq_create_fifo_indexes_all)
 			core::CheckQueueNameCharacters(name);
 			tables.push_back(core::TableName("q", name));
 		}
-		for (const std::string &table : tables)
+		const Oid pgmq_namespace = CallPostgres([] { return get_namespace_oid("pgmq", false); });
+		for (const std::string &table : tables) {
+			const Oid relid = CallPostgres([&] { return get_relname_relid(table.c_str(), pgmq_namespace); });
+			if (OidIsValid(relid))  // (a missing table fails in CREATE INDEX, as before)
+				CallPostgres([&] { VerifyTableShape(relid, table.c_str(), TableRole::Queue); });
 			ExecuteOnce(core::CreateGroupIndexSql(table));
+		}
 	});
 	SpiFinish();
 	PG_RETURN_VOID();

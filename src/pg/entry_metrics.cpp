@@ -38,14 +38,21 @@ PGMQ_FUNCTION(pgmq_metrics)
 	ResolveQueue(fcinfo, 0, &queue);
 	Datum values[8];
 	bool nulls[8];
-	Datum args[3] = {PointerGetDatum(PG_GETARG_TEXT_PP(0)), PointerGetDatum(DefaultPartitionName(queue.queue_table)),
-	                 PointerGetDatum(DefaultPartitionName(queue.archive_table))};
-	const char arg_nulls[3] = {' ', ' ', ' '};
+	Datum args[4] = {PointerGetDatum(PG_GETARG_TEXT_PP(0)), PointerGetDatum(DefaultPartitionName(queue.queue_table)),
+	                 PointerGetDatum(DefaultPartitionName(queue.archive_table)), Datum(0)};
+	const char arg_nulls[4] = {' ', ' ', ' ', ' '};
 	MemoryContext caller_context = CurrentMemoryContext;
 	SpiConnect();
-	ExecutePlan(PlanFor(queue, core::Statement::Metrics), args, arg_nulls);
-	if (SPI_processed != 1 || SPI_tuptable->tupdesc->natts != result_desc->natts)
-		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH), errmsg("metrics query returned an unexpected shape")));
+	// The sequence by OID, found through pg_depend when the plan's table was
+	// verified: by name it could be a tenant's view that runs code as the caller.
+	Oid sequence = InvalidOid;
+	SPIPlanPtr plan = PlanFor(queue, core::Statement::Metrics, &sequence);
+	args[3] = ObjectIdGetDatum(sequence);
+	ExecutePlan(plan, args, arg_nulls);
+	if (SPI_processed != 1)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("metrics query returned %lu rows",
+		                                                        static_cast<unsigned long>(SPI_processed))));
+	RequireRowType(SPI_tuptable->tupdesc, result_desc, nullptr);
 	// Every column is by-value except queue_name, which is the caller's own argument.
 	for (int i = 0; i < result_desc->natts; i++)
 		values[i] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &nulls[i]);

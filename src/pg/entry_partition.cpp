@@ -10,6 +10,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"
@@ -120,14 +121,15 @@ PGMQ_FUNCTION(pgmq_partition_status)
 	FindPartman(&partman);
 	if (partman.installed) {
 		const Datum name_datum = PG_GETARG_DATUM(0);
+		const Datum sequence = ObjectIdGetDatum(MsgIdSequence(queue.queue_relid, queue.queue_table));
 		RunCore([&] {
 			const std::string q_default = core::QualifiedTable(std::string(queue.queue_table) + "_default");
 			const std::string a_default = core::QualifiedTable(std::string(queue.archive_table) + "_default");
-			Oid types[5] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID};
-			Datum values[5] = {name_datum, TextDatum(core::PartmanParentName(queue.queue_table)),
+			Oid types[6] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, REGCLASSOID};
+			Datum values[6] = {name_datum, TextDatum(core::PartmanParentName(queue.queue_table)),
 			                   TextDatum(core::PartmanParentName(queue.archive_table)), TextDatum(q_default),
-			                   TextDatum(a_default)};
-			ExecuteOnce(core::PartitionStatusSql(partman.schema, queue.queue_table), 5, types, values);
+			                   TextDatum(a_default), sequence};
+			ExecuteOnce(core::PartitionStatusSql(partman.schema), 6, types, values);
 		});
 		EmitRows(fcinfo);
 	}

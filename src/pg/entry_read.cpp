@@ -69,7 +69,7 @@ PGMQ_FUNCTION(pgmq_read)
 	DecodeRead(fcinfo, 3, &request);
 	SpiConnect();
 	ReadOnce(&request);
-	EmitRows(fcinfo);
+	EmitRows(fcinfo, request.queue.queue_table);
 	SpiFinish();
 	return Datum(0);
 }
@@ -104,7 +104,7 @@ PGMQ_FUNCTION(pgmq_pop)
 	const char nulls[2] = {' ', ' '};
 	SpiConnect();
 	ExecutePlan(PlanFor(queue, core::Statement::Pop), values, nulls);
-	EmitRows(fcinfo);
+	EmitRows(fcinfo, queue.queue_table);
 	SpiFinish();
 	return Datum(0);
 }

@@ -71,7 +71,7 @@ Datum SendTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 	SpiConnect();
 	if (ExecutePlan(PlanFor(no_queue, core::Statement::SendTopic), values, nulls) == 1) {
 		bool isnull;
-		sent = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		sent = DatumGetInt64(ResultValue(0, 1, INT8OID, &isnull));
 	}
 	SpiFinish();
 	PG_RETURN_INT32(static_cast<int32>(sent));

@@ -52,16 +52,49 @@ void BeginRowsResult(FunctionCallInfo fcinfo)
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 }
 
-void EmitRows(FunctionCallInfo fcinfo)
+void RequireColumnType(TupleDesc actual, int column, Oid expected, const char *table)
+{
+	if (column < 1 || column > actual->natts)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("pgmq result has %d columns, expected at least %d", actual->natts, column)));
+	const Form_pg_attribute attribute = TupleDescAttr(actual, column - 1);
+	if (attribute->atttypid != expected)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                table ? errmsg("column \"%s\" of table \"pgmq.%s\" has type %s, but pgmq expects %s",
+		                               NameStr(attribute->attname), table, format_type_be(attribute->atttypid),
+		                               format_type_be(expected))
+		                       : errmsg("column \"%s\" of a pgmq result has type %s, but pgmq expects %s",
+		                                NameStr(attribute->attname), format_type_be(attribute->atttypid),
+		                                format_type_be(expected))));
+}
+
+void RequireRowType(TupleDesc actual, TupleDesc expected, const char *table)
+{
+	// message_record has grown across versions: never store rows of another shape.
+	if (actual->natts != expected->natts)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("pgmq result has %d columns, the function's return type has %d", actual->natts,
+		                       expected->natts)));
+	for (int i = 0; i < expected->natts; i++)
+		RequireColumnType(actual, i + 1, TupleDescAttr(expected, i)->atttypid, table);
+}
+
+Datum ResultValue(uint64 row, int column, Oid expected, bool *isnull, const char *table)
+{
+	if (row >= SPI_processed)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq result has no row %lu", static_cast<unsigned long>(row))));
+	RequireColumnType(SPI_tuptable->tupdesc, column, expected, table);
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, column, isnull);
+}
+
+void EmitRows(FunctionCallInfo fcinfo, const char *table)
 {
 	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	if (SPI_processed == 0)
 		return;
-	// message_record has grown across versions: never store rows of another shape.
-	if (SPI_tuptable->tupdesc->natts != rsinfo->setDesc->natts)
-		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-		                errmsg("pgmq result has %d columns, the function's return type has %d",
-		                       SPI_tuptable->tupdesc->natts, rsinfo->setDesc->natts)));
+	// Checked once per result, before any row is stored: tuplestore_puttuple
+	// copies rows as they are, and the caller decodes them by its own types.
+	RequireRowType(SPI_tuptable->tupdesc, rsinfo->setDesc, table);
 	for (uint64 i = 0; i < SPI_processed; i++)
 		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[i]);
 }

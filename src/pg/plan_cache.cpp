@@ -4,19 +4,31 @@
 // kept; beyond that the least recently used one is evicted. An evicted plan
 // may still be running further up the stack (a trigger calling pgmq on
 // another queue), so it is freed only when the transaction ends.
+//
+// The tables a per-queue plan uses are verified (table_shape.hpp) when it is
+// prepared, when the queue name resolves to another relation, and after any
+// invalidation of those tables (ALTER, DROP, ...): a relcache callback marks
+// the entry, and the next call verifies again. The hot path only compares a
+// flag and an OID. Postgres re-plans a kept plan after an ALTER by itself;
+// the result checks in executor.cpp guard the window between an ALTER's
+// commit and this backend seeing its invalidation.
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/statements.hpp"
 
 #include <string>
 
 #include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "nodes/pg_list.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
 }
 
 namespace pgmq::pg {
@@ -32,6 +44,17 @@ struct PlanEntry {
 	PlanKey key;  // must be first: dynahash's convention
 	SPIPlanPtr plan;
 	uint64 last_used;
+	Oid queue_relid;    // the tables verified for this plan (InvalidOid: none)
+	Oid archive_relid;
+	Oid msg_id_sequence;  // of the queue table, for Metrics only
+	bool verified;      // cleared by an invalidation of either table
+};
+
+// The tables a statement was verified against.
+struct VerifiedTables {
+	Oid queue_relid = InvalidOid;
+	Oid archive_relid = InvalidOid;
+	Oid msg_id_sequence = InvalidOid;
 };
 
 HTAB *plan_table = nullptr;
@@ -39,6 +62,7 @@ MemoryContext cache_context = nullptr;
 int plan_cache_size = 256;  // GUC pgmq.plan_cache_size
 uint64 use_clock = 0;
 List *evicted_plans = NIL;  // in the cache's context, freed at transaction end
+uint64 invalidations = 0;   // relcache invalidations seen, to detect one during verification
 
 Oid TypeOid(core::ParamType type) noexcept
 {
@@ -55,6 +79,8 @@ Oid TypeOid(core::ParamType type) noexcept
 		return INT8ARRAYOID;
 	case core::ParamType::JsonbArray:
 		return JSONBARRAYOID;
+	case core::ParamType::Regclass:
+		return REGCLASSOID;
 	}
 	return InvalidOid;
 }
@@ -103,6 +129,46 @@ void FreeEvictedPlans(XactEvent event, void *)
 	evicted_plans = NIL;
 }
 
+// Marks the entries that use relation relid (every entry for InvalidOid, a
+// cache reset) for verification on their next use.
+void ForgetVerification(Datum, Oid relid)
+{
+	invalidations++;
+	if (!plan_table)
+		return;
+	HASH_SEQ_STATUS scan;
+	hash_seq_init(&scan, plan_table);
+	for (auto *entry = static_cast<PlanEntry *>(hash_seq_search(&scan)); entry;
+	     entry = static_cast<PlanEntry *>(hash_seq_search(&scan)))
+		if (entry->verified &&
+		    (!OidIsValid(relid) || entry->queue_relid == relid || entry->archive_relid == relid))
+			entry->verified = false;
+}
+
+bool UsesArchive(core::Statement statement)
+{
+	return statement == core::Statement::Archive || statement == core::Statement::ArchiveBatch;
+}
+
+// Verifies the shape of the tables the statement uses. May ereport.
+VerifiedTables VerifyTables(const QueueRef &queue, core::Statement statement)
+{
+	VerifiedTables tables;
+	const Oid namespace_oid = get_namespace_oid("pgmq", false);
+	tables.queue_relid = OidIsValid(queue.queue_relid) ? queue.queue_relid
+	                                                    : get_relname_relid(queue.queue_table, namespace_oid);
+	VerifyTableShape(tables.queue_relid, queue.queue_table, TableRole::Queue);
+	// An identity sequence changes only through ALTER TABLE on its table,
+	// which invalidates this verification.
+	if (statement == core::Statement::Metrics)
+		tables.msg_id_sequence = MsgIdSequence(tables.queue_relid, queue.queue_table);
+	if (UsesArchive(statement)) {
+		tables.archive_relid = get_relname_relid(queue.archive_table, namespace_oid);
+		VerifyTableShape(tables.archive_relid, queue.archive_table, TableRole::Archive);
+	}
+	return tables;
+}
+
 // Parses and plans the statement and moves it to permanent storage.
 SPIPlanPtr Prepare(const QueueRef &queue, core::Statement statement)
 {
@@ -127,7 +193,9 @@ SPIPlanPtr Prepare(const QueueRef &queue, core::Statement statement)
 
 }  // namespace
 
-SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement)
+SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement) { return PlanFor(queue, statement, nullptr); }
+
+SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id_sequence)
 {
 	PlanKey key;
 	memset(&key, 0, sizeof key);  // dynahash compares raw bytes
@@ -135,15 +203,32 @@ SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement)
 	key.statement = static_cast<int>(statement);
 
 	auto *entry = static_cast<PlanEntry *>(hash_search(PlanTable(), &key, HASH_FIND, nullptr));
-	if (!entry) {
-		// Prepare before entering, so a failed prepare never leaves a half-built entry.
-		SPIPlanPtr plan = Prepare(queue, statement);
-		while (hash_get_num_entries(plan_table) >= plan_cache_size)
-			EvictLeastRecentlyUsed();
-		entry = static_cast<PlanEntry *>(hash_search(plan_table, &key, HASH_ENTER, nullptr));
-		entry->plan = plan;
+	const bool per_queue = queue.queue_table[0] != '\0';
+	if (!entry || (per_queue && (!entry->verified || entry->queue_relid != queue.queue_relid))) {
+		// Verify, then prepare, before entering or updating the entry, so a
+		// failure never leaves a half-built or wrongly verified entry. Catalog
+		// lookups may process invalidations, but never add or remove entries.
+		const uint64 invalidations_before = invalidations;
+		VerifiedTables tables;
+		if (per_queue)
+			tables = VerifyTables(queue, statement);
+		if (!entry) {
+			SPIPlanPtr plan = Prepare(queue, statement);
+			while (hash_get_num_entries(plan_table) >= plan_cache_size)
+				EvictLeastRecentlyUsed();
+			entry = static_cast<PlanEntry *>(hash_search(plan_table, &key, HASH_ENTER, nullptr));
+			entry->plan = plan;
+		}
+		entry->queue_relid = tables.queue_relid;
+		entry->archive_relid = tables.archive_relid;
+		entry->msg_id_sequence = tables.msg_id_sequence;
+		// An invalidation that arrived meanwhile may concern these tables:
+		// verify again next time.
+		entry->verified = invalidations == invalidations_before;
 	}
 	entry->last_used = ++use_clock;
+	if (msg_id_sequence)
+		*msg_id_sequence = entry->msg_id_sequence;
 	return entry->plan;
 }
 
@@ -153,6 +238,7 @@ void InitPlanCache()
 	                        "One statement per queue and operation; the least recently used is evicted beyond this.",
 	                        &plan_cache_size, 256, 1, 1000000, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 	RegisterXactCallback(FreeEvictedPlans, nullptr);
+	CacheRegisterRelcacheCallback(ForgetVerification, Datum(0));
 }
 
 }  // namespace pgmq::pg

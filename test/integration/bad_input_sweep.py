@@ -20,9 +20,19 @@ timestamps, and 100 MB payloads. After every call:
     queues (plain and partitioned) that no call names still hold exactly
     their messages and archives, byte for byte.
 
+Then the hostile table shapes (issue 10): for each column of the queue and
+archive tables, the column's type swapped for text, for a by-value type, or
+the column dropped; msg_id without its identity; either table replaced by a
+view; a wrongly typed queue table made before create. Every function that
+names a queue (and those that take no argument) is called on each damaged
+queue: no crash, a documented SQLSTATE, and for the functions that read or
+write the table (read*, pop, set_vt, send*, delete, archive, metrics) an
+error that names the damaged table.
+
 Runs in a database of its own on the cluster in PGHOST/PGPORT/PGUSER, which
 it drops at the end. Exit 0 when every check held. PGMQ_SWEEP_QUICK=1 skips
-the 100 MB payloads.
+the 100 MB payloads. PGMQ_SERVER_LOG=<path of the server log> also fails the
+sweep on any "terminated by signal" logged while it ran.
 """
 import os
 import re
@@ -35,6 +45,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DOCUMENTED = os.path.join(REPO, "docs", "errors.md")
 BIG_PAYLOAD_BYTES = 100 * 1024 * 1024
 QUICK = os.environ.get("PGMQ_SWEEP_QUICK") == "1"
+SERVER_LOG = os.environ.get("PGMQ_SERVER_LOG")
 
 # Every call runs under these limits: a call that waits longer is cancelled
 # (57014), which is a documented outcome, not a hang.
@@ -272,6 +283,18 @@ def bad_values(arg_name, arg_type):
 
 # --- the sweep ---------------------------------------------------------------
 
+def connect_retrying(dbname):
+    """A connection, waiting out a crash restart (recovery) for up to a minute."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return psycopg.connect(dbname=dbname, autocommit=True)
+        except psycopg.OperationalError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
 class Sweep:
     def __init__(self, dbname):
         self.dbname = dbname
@@ -285,7 +308,7 @@ class Sweep:
         self.connect()
 
     def connect(self):
-        self.caller = psycopg.connect(dbname=self.dbname, autocommit=True)
+        self.caller = connect_retrying(self.dbname)
         self.caller.execute("SET statement_timeout = '%s'" % STATEMENT_TIMEOUT)
         self.caller.execute("SET lock_timeout = '%s'" % LOCK_TIMEOUT)
         self.caller.execute("SET client_min_messages = error")
@@ -417,7 +440,7 @@ class Sweep:
                 self.start_time = start
         except psycopg.Error as e:
             self.fail("%s: another backend was killed (crash restart?): %s" % (where, e))
-            self.monitor = psycopg.connect(dbname=self.dbname, autocommit=True)
+            self.monitor = connect_retrying(self.dbname)
             self.start_time = self.monitor.execute("SELECT pg_postmaster_start_time()").fetchone()[0]
 
     # The sweep --------------------------------------------------------------
@@ -474,19 +497,179 @@ class Sweep:
             self.caller.execute("SELECT pgmq.purge_queue('victim')")
 
 
+# --- hostile table shapes ------------------------------------------------------
+
+HOSTILE = "hostile"
+# Columns of the queue table, with a by-value type that is not theirs.
+QUEUE_COLUMNS = [("msg_id", "integer"), ("read_ct", "bigint"), ("enqueued_at", "timestamp"),
+                 ("last_read_at", "timestamp"), ("vt", "timestamp"), ("message", "bigint"),
+                 ("headers", "bigint")]
+ARCHIVE_COLUMNS = QUEUE_COLUMNS[1:] + [("msg_id", "integer"), ("archived_at", "timestamp")]
+# The functions that run pgmq's statements on the queue table (all of them
+# verify its shape), and those that also use the archive.
+TABLE_FUNCTIONS = {"read", "read_with_poll", "pop", "set_vt", "read_grouped", "read_grouped_with_poll",
+                   "read_grouped_rr", "read_grouped_rr_with_poll", "read_grouped_head",
+                   "read_grouped_head_with_poll", "send", "send_batch", "delete", "archive", "metrics"}
+ARCHIVE_FUNCTIONS = {"archive"}
+SHAPE_SQLSTATES = {"42804", "42703", "42809", "42P16"}
+
+
+def hostile_shapes():
+    """(label, table prefix, SQL that damages pgmq.<prefix>_hostile) for every hostile shape."""
+    shapes = []
+    for prefix, columns in (("q", QUEUE_COLUMNS), ("a", ARCHIVE_COLUMNS)):
+        t = "pgmq.%s_%s" % (prefix, HOSTILE)
+        for column, by_value in columns:
+            # An identity column must stay an integer type.
+            unidentify = ("ALTER TABLE %s ALTER COLUMN msg_id DROP IDENTITY; " % t
+                          if prefix == "q" and column == "msg_id" else "")
+            shapes.append(("%s.%s as text" % (t, column), prefix,
+                           unidentify + "ALTER TABLE %s ALTER COLUMN %s TYPE text USING %s::text" % (t, column, column)))
+            shapes.append(("%s.%s as %s" % (t, column, by_value), prefix,
+                           "ALTER TABLE %s ALTER COLUMN %s TYPE %s USING NULL" % (t, column, by_value)
+                           if by_value in ("bigint",) and column in ("message", "headers") else
+                           "ALTER TABLE %s ALTER COLUMN %s TYPE %s" % (t, column, by_value)))
+            shapes.append(("%s.%s dropped" % (t, column), prefix,
+                           "ALTER TABLE %s DROP COLUMN %s CASCADE" % (t, column)))
+        shapes.append(("%s replaced by a view" % t, prefix,
+                       "CREATE TABLE public.hostile_elsewhere (LIKE %s INCLUDING ALL); DROP TABLE %s; "
+                       "CREATE VIEW %s AS SELECT * FROM public.hostile_elsewhere" % (t, t, t)))
+    shapes.append(("pgmq.q_hostile.msg_id without identity", "q",
+                   "ALTER TABLE pgmq.q_hostile ALTER COLUMN msg_id DROP IDENTITY"))
+    shapes.append(("pgmq.q_hostile made before create, message text", "q",
+                   "DROP TABLE pgmq.q_hostile; CREATE TABLE pgmq.q_hostile (msg_id bigint GENERATED ALWAYS AS "
+                   "IDENTITY PRIMARY KEY, read_ct int DEFAULT 0 NOT NULL, enqueued_at timestamptz DEFAULT now() "
+                   "NOT NULL, last_read_at timestamptz, vt timestamptz NOT NULL, message text, headers jsonb); "
+                   "INSERT INTO pgmq.q_hostile (vt, message) VALUES ('2000-01-01', 'not json'); "
+                   "TRY SELECT pgmq.create('hostile')"))
+    return shapes
+
+
+class ShapeSweep:
+    """Every queue-naming function on each hostile shape of the queue 'hostile'."""
+
+    def __init__(self, sweep):
+        self.sweep = sweep
+        self.c = sweep.caller
+        self.calls = 0
+        self.outcomes = {}
+
+    def drop(self):
+        """Drops the hostile queue's relations, whatever they have become."""
+        c = self.c
+        for name, relkind in c.execute(
+                "SELECT oid::regclass::text, relkind FROM pg_class WHERE oid IN "
+                "(to_regclass('pgmq.q_hostile'), to_regclass('pgmq.a_hostile'), to_regclass('public.hostile_elsewhere'))"
+        ).fetchall():
+            c.execute("DROP %s IF EXISTS %s CASCADE" % ("VIEW" if relkind == "v" else "TABLE", name))
+        c.execute("DELETE FROM pgmq.meta WHERE queue_name = %s", [HOSTILE])
+
+    def reset(self):
+        c = self.c
+        self.drop()
+        c.execute("SELECT pgmq.create(%s)", [HOSTILE])
+        c.execute("SELECT pgmq.send_batch(%s, ARRAY['{\"v\": 1}', '{\"v\": 2}', '{\"v\": 3}']::jsonb[], "
+                  "ARRAY['{\"x-pgmq-group\": \"g\"}', NULL, '{\"h\": 1}']::jsonb[])", [HOSTILE])
+        c.execute("SELECT pgmq.archive(%s, 3::bigint)", [HOSTILE])
+        # send_topic's good routing key reaches this queue too.
+        c.execute("SELECT pgmq.bind_topic(%s, %s)", [GOOD_BY_NAME["pattern"], HOSTILE])
+
+    def damage(self, sql):
+        """Rebuilds the queue and damages it; returns a fingerprint of the damage."""
+        self.reset()
+        for statement in sql.split("; "):
+            if statement.startswith("TRY "):
+                # create may accept or refuse a table it did not make.
+                try:
+                    self.c.execute(statement[4:])
+                except psycopg.Error:
+                    pass
+            else:
+                self.c.execute(statement)
+        return self.fingerprint()
+
+    def fingerprint(self):
+        return self.c.execute("""
+            SELECT c.relname, c.relkind, a.attname, a.atttypid, a.attidentity
+            FROM pg_class c LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+            WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relname IN ('q_hostile', 'a_hostile')
+            ORDER BY 1, 3""").fetchall()
+
+    def run(self, functions):
+        shapes = hostile_shapes()
+        for label, prefix, sql in shapes:
+            state = self.damage(sql)
+            for name, identity, arg_names, arg_types in functions:
+                arg_names = list(arg_names) + [""] * (len(arg_types) - len(arg_names))
+                if arg_types and not {"queue_name", "table_name", "routing_key"} & set(arg_names):
+                    continue
+                if self.fingerprint() != state:  # a successful call changed the table
+                    state = self.damage(sql)
+                values = [HOSTILE if n in NAME_ARGUMENTS else good_value(n, t, name)
+                          for n, t in zip(arg_names, arg_types)]
+                expect = name in TABLE_FUNCTIONS if prefix == "q" else name in ARCHIVE_FUNCTIONS
+                self.call(name, identity, arg_types, values, label, expect)
+        self.drop()
+        self.c.execute("DELETE FROM pgmq.topic_bindings WHERE queue_name = %s", [HOSTILE])
+        if self.sweep.sentinels() != self.sweep.sentinel_state:
+            self.sweep.fail("hostile shapes: a sentinel queue changed")
+        print("hostile shapes: %d shapes, %d calls; outcomes: %s" % (
+            len(shapes), self.calls, ", ".join("%s %d" % kv for kv in sorted(self.outcomes.items()))))
+
+    def call(self, name, identity, arg_types, values, label, expect_shape_error):
+        args = ", ".join("%%s::%s" % t for t in arg_types)
+        statement = 'SELECT count(*) FROM pgmq."%s"(%s) AS r' % (name, args)
+        where = "%s(%s) on %s" % (name, identity, label)
+        self.calls += 1
+        error = None
+        try:
+            self.c.execute(statement, values)
+        except psycopg.Error as e:
+            error = e
+        state = error.sqlstate if error is not None else "success"
+        key = state or "no SQLSTATE"  # a lost connection has none
+        self.outcomes[key] = self.outcomes.get(key, 0) + 1
+        self.sweep.check_alive(where)
+        self.c = self.sweep.caller  # reconnected if the backend died
+        if error is not None:
+            if state is None or state.startswith("XX") or state not in self.sweep.documented:
+                self.sweep.fail("%s: SQLSTATE %s (undocumented or internal): %s" % (where, state, str(error).strip()[:300]))
+        if expect_shape_error:
+            table = "pgmq.%s_%s" % ("a" if name in ARCHIVE_FUNCTIONS and label.startswith("pgmq.a_") else "q", HOSTILE)
+            if error is None:
+                self.sweep.fail("%s: succeeded on a damaged table" % where)
+            elif state not in SHAPE_SQLSTATES or table not in str(error):
+                self.sweep.fail("%s: expected an error naming %s (%s), got %s: %s" % (
+                    where, table, "/".join(sorted(SHAPE_SQLSTATES)), state, str(error).strip()[:300]))
+
+
+def crashes_logged(offset):
+    """Lines of the server log after byte offset that report a crashed backend."""
+    if not SERVER_LOG:
+        return []
+    with open(SERVER_LOG, "rb") as f:
+        f.seek(offset)
+        return [l.decode("utf-8", "replace").strip() for l in f if b"terminated by signal" in l]
+
+
 def main():
     dbname = "pgmq_sweep_%d" % os.getpid()
+    log_offset = os.path.getsize(SERVER_LOG) if SERVER_LOG else 0
     admin = psycopg.connect(dbname="postgres", autocommit=True)
     admin.execute('CREATE DATABASE "%s"' % dbname)
     started = time.monotonic()
     try:
         sweep = Sweep(dbname)
         functions = sweep.run()
+        ShapeSweep(sweep).run(functions)
         final = sweep.sentinels()
         sweep.caller.close()
         sweep.monitor.close()
     finally:
-        admin.execute('DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % dbname)
+        try:
+            admin.execute('DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % dbname)
+        except psycopg.OperationalError:  # killed by a crash restart
+            connect_retrying("postgres").execute('DROP DATABASE IF EXISTS "%s" WITH (FORCE)' % dbname)
     print("functions swept: %d" % len(functions))
     print("calls made: %d (another %d values were refused by PostgreSQL's type input before any pgmq code)"
           % (sweep.calls, sweep.rejected_by_type_input))
@@ -498,6 +681,10 @@ def main():
     print("good-argument calls that failed: " + (", ".join(sweep.good_call_errors) or "none"))
     print("sentinels at the end: %r" % (final,))
     print("time: %.0f s" % (time.monotonic() - started))
+    for line in crashes_logged(log_offset):
+        sweep.fail("server log: " + line)
+    if SERVER_LOG:
+        print("server log checked for crashed backends: %s" % SERVER_LOG)
     if sweep.failures:
         print("%d checks failed" % len(sweep.failures))
         return 1

@@ -413,12 +413,14 @@ TEST(PartConfigSql, TemplatesAndDeleteTakeBothParents)
 
 TEST(PartitionStatusSql, ParamsAndQuoting)
 {
-	const std::string sql = pgmq::core::PartitionStatusSql("part man", "q_my queue");
-	EXPECT_EQ(Params(sql), Range(5)) << sql;
+	const std::string sql = pgmq::core::PartitionStatusSql("part man");
+	EXPECT_EQ(Params(sql), Range(6)) << sql;
 	EXPECT_TRUE(Contains(sql, "FROM \"part man\".part_config c")) << sql;
 	EXPECT_TRUE(Contains(sql, "\"part man\".show_partitions(c.parent_table, 'DESC')")) << sql;
 	EXPECT_TRUE(Contains(sql, "\"part man\".show_partition_info(")) << sql;
-	EXPECT_TRUE(Contains(sql, "FROM pgmq.\"q_my queue_msg_id_seq\"")) << sql;
+	// The sequence by OID ($6), never by a name a tenant could take first.
+	EXPECT_TRUE(Contains(sql, "pg_catalog.pg_sequence_last_value($6)")) << sql;
+	EXPECT_FALSE(Contains(sql, "msg_id_seq")) << sql;
 	EXPECT_FALSE(OccursUnquoted(sql, "part man")) << sql;
 	EXPECT_TRUE(QuotesBalanced(sql)) << sql;
 	// Queue first, then archive.
@@ -430,7 +432,7 @@ TEST(PartitionSql, EveryOperatorIsQualified)
 	// A hostile search_path must not redirect = or ||: every operator in the
 	// partman statements is OPERATOR(pg_catalog.x).
 	for (const std::string &sql : {pgmq::core::PartConfigControlSql("p"), pgmq::core::TemplateTablesSql("p"),
-	                               pgmq::core::DeletePartConfigSql("p"), pgmq::core::PartitionStatusSql("p", "q_x")}) {
+	                               pgmq::core::DeletePartConfigSql("p"), pgmq::core::PartitionStatusSql("p")}) {
 		std::string stripped = sql;
 		for (std::string_view wrapped : {"OPERATOR(pg_catalog.=)", "OPERATOR(pg_catalog.||)", "OPERATOR(pg_catalog.-)",
 		                                 "OPERATOR(pg_catalog.+)"})

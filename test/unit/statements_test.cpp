@@ -149,7 +149,7 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		{Statement::DeleteBatch, {P::Int8Array}},
 		{Statement::Archive, {P::Int8}},
 		{Statement::ArchiveBatch, {P::Int8Array}},
-		{Statement::Metrics, {P::Text, P::Text, P::Text}},
+		{Statement::Metrics, {P::Text, P::Text, P::Text, P::Regclass}},
 		{Statement::ReadGrouped, {P::Timestamptz, P::Timestamptz, P::Int8}},
 		{Statement::ReadGroupedIndexed, {P::Timestamptz, P::Timestamptz, P::Int8}},
 		{Statement::ReadGroupedRr, {P::Timestamptz, P::Timestamptz, P::Int8}},
@@ -222,8 +222,6 @@ TEST(StatementHygiene, TableNamesAppearOnlyAsQuotedQualifiedIdentifiers)
 				allowed.insert(tables.queue);
 			if (s == Statement::Archive || s == Statement::ArchiveBatch)
 				allowed.insert(tables.archive);
-			if (s == Statement::Metrics)
-				allowed.insert(tables.queue + "_msg_id_seq");
 			if (IsGroupRead(s))
 				allowed.insert("C");
 			const std::vector<std::string> quoted = pgmq_test::QuotedIdentifiers(sql);
@@ -422,7 +420,7 @@ TEST(StatementSql, MetricsColumnsInMetricsResultOrder)
 		"pg_catalog.count(*), ",                                    // queue_length
 		"pg_catalog.max(q.enqueued_at))::pg_catalog.int4, ",        // newest_msg_age_sec
 		"pg_catalog.min(q.enqueued_at))::pg_catalog.int4, ",        // oldest_msg_age_sec
-		"(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM pgmq.\"q_orders_msg_id_seq\"), ",  // total
+		"COALESCE(pg_catalog.pg_sequence_last_value($4), 0), ",    // total_messages, sequence by OID
 		"pg_catalog.now(), ",                                       // scrape_time
 		"pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) pg_catalog.now()), ",  // visible
 		"pg_catalog.to_regclass($2)",                               // default_partition_length
@@ -435,6 +433,8 @@ TEST(StatementSql, MetricsColumnsInMetricsResultOrder)
 		pos = found + part.size();
 	}
 	EXPECT_TRUE(Contains(sql, "pg_catalog.to_regclass($3)")) << sql;
+	// Never the sequence by name: a tenant can take q_<name>_msg_id_seq first.
+	EXPECT_FALSE(Contains(sql, "msg_id_seq")) << sql;
 	EXPECT_TRUE(Contains(sql, "EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) pg_catalog.max(")) << sql;
 	// Planner estimate, never negative.
 	EXPECT_TRUE(Contains(sql, "pg_catalog.sum(GREATEST(c.reltuples, 0))")) << sql;

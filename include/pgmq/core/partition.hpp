@@ -75,10 +75,11 @@ std::string PartmanParentName(std::string_view table);
 
 // Runway of a partitioned queue, one row per parent (queue, then archive):
 // ($1 queue name as given, $2 q parent, $3 a parent, $4 q default partition,
-// $5 a default partition). For msg_id partitioning the runway counts ids
+// $5 a default partition, $6 the msg_id identity sequence, a regclass found
+// through the catalog, never by name). For msg_id partitioning the runway counts ids
 // between the last allocated msg_id and the end of the highest premade
 // partition; for time partitioning it is the time until that end.
-std::string PartitionStatusSql(std::string_view partman_schema, std::string_view queue_table);
+std::string PartitionStatusSql(std::string_view partman_schema);
 
 // Partitioned queue names may not contain '.': pg_partman splits
 // "schema.table" on it. May throw CoreError(InvalidName).

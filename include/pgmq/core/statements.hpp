@@ -11,7 +11,7 @@
 namespace pgmq::core {
 
 // Parameter types, mapped to type OIDs by the adapter.
-enum class ParamType : unsigned char { Int8, Text, Jsonb, Timestamptz, Int8Array, JsonbArray };
+enum class ParamType : unsigned char { Int8, Text, Jsonb, Timestamptz, Int8Array, JsonbArray, Regclass };
 
 enum class Statement : unsigned char {
 	Send,             // ($1 msg jsonb, $2 headers jsonb, $3 vt) -> msg_id
@@ -25,7 +25,8 @@ enum class Statement : unsigned char {
 	DeleteBatch,      // ($1 msg_ids) -> msg_id per deleted row
 	Archive,          // ($1 msg_id) -> msg_id
 	ArchiveBatch,     // ($1 msg_ids) -> msg_id per archived row
-	Metrics,          // ($1 queue name, $2 q default partition, $3 a default partition) -> metrics_result
+	Metrics,          // ($1 queue name, $2 q default partition, $3 a default partition,
+	                  //  $4 msg_id identity sequence) -> metrics_result
 	// FIFO group reads (fifo.hpp): ($1 now, $2 new vt, $3 qty) -> message rows in
 	// delivery order. *Indexed finds the group heads through q_<name>_fifo_idx.
 	ReadGrouped,

@@ -38,8 +38,25 @@ Datum TextDatum(const std::string &s);
 // before SPI_connect, so the tuplestore belongs to the caller's query.
 void BeginRowsResult(FunctionCallInfo fcinfo);
 
-// Appends every row of the last SPI result to the function's result.
-void EmitRows(FunctionCallInfo fcinfo);
+// Reading an SPI result by position trusts its column types: a queue table
+// whose column was ALTERed to another type would be misread (a text read as
+// jsonb crashes the backend). So every value read by position goes through
+// these checks. `table` names the pgmq table the columns come from (q_x,
+// unquoted) for the message; nullptr when there is none.
+
+// ERROR 42804 unless column `column` (1-based) of `actual` has type `expected`.
+void RequireColumnType(TupleDesc actual, int column, Oid expected, const char *table);
+
+// ERROR 42804 unless `actual` has the columns and column types of `expected`.
+void RequireRowType(TupleDesc actual, TupleDesc expected, const char *table);
+
+// Column `column` (1-based) of row `row` of the last SPI result, checked to
+// be of type `expected` first.
+Datum ResultValue(uint64 row, int column, Oid expected, bool *isnull, const char *table = nullptr);
+
+// Appends every row of the last SPI result to the function's result, after
+// RequireRowType against the function's result descriptor.
+void EmitRows(FunctionCallInfo fcinfo, const char *table = nullptr);
 
 // The visibility time `seconds` from now, as clock_timestamp() + seconds.
 inline TimestampTz SecondsFromNow(TimestampTz now, int32 seconds)

@@ -15,9 +15,14 @@ extern "C" {
 
 namespace pgmq::pg {
 
-// The kept plan of statement for queue, prepared on first use. Requires an
-// SPI connection. May ereport.
+// The kept plan of statement for queue, prepared on first use. The queue's
+// tables are verified first (table_shape.hpp). Requires an SPI connection.
+// May ereport.
 SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement);
+
+// PlanFor, and the identity sequence of the queue table's msg_id, found
+// when the plan's tables were last verified (for metrics).
+SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id_sequence);
 
 // _PG_init: the pgmq.plan_cache_size setting and the transaction callback
 // that frees evicted plans.

@@ -1,0 +1,29 @@
+// include/pgmq/pg/table_shape.hpp
+// Never trust a queue table's shape (DESIGN.md, "Trust boundaries"): a role
+// with CREATE on schema pgmq, or the table's owner, can make pgmq.q_<name> a
+// view, drop a column or change its type. The statements would then read
+// values of one type as another. These checks run when a statement is
+// prepared for a queue (plan_cache.cpp), so they cost nothing per call.
+// May ereport.
+#pragma once
+
+#include "pgmq/pg/boundary.hpp"
+
+namespace pgmq::pg {
+
+enum class TableRole { Queue, Archive };
+
+// ERROR unless relation `relid`, pgmq.<table>, is what pgmq makes for `role`:
+//   42809 not an ordinary or partitioned table (a view, a sequence, ...);
+//   42703 one of pgmq's columns is missing (or dropped);
+//   42804 one of pgmq's columns has another type;
+//   42P16 (queue table) msg_id is not an identity column.
+// Extra columns are allowed: every statement names its columns.
+void VerifyTableShape(Oid relid, const char *table, TableRole role);
+
+// The identity sequence of msg_id of queue table `relid` (pgmq.<table>),
+// found through pg_depend, never by name: a relation named
+// q_<name>_msg_id_seq may be anyone's. ERROR 42P16 when it has none.
+Oid MsgIdSequence(Oid relid, const char *table);
+
+}  // namespace pgmq::pg
