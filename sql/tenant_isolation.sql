@@ -150,8 +150,8 @@ INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES ('x;y', f
 INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES ('VICTIM_q', false, false);
 INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES ('no_such_table', false, false);
 -- Another queue's row cannot be deleted (0 rows), nor its bindings with it.
-DELETE FROM pgmq.meta WHERE queue_name = 'victim_q';
-DELETE FROM pgmq.meta WHERE lower(queue_name) LIKE 'victim%';
+WITH d AS (DELETE FROM pgmq.meta WHERE queue_name = 'victim_q' RETURNING 1) SELECT count(*) AS deleted FROM d;
+WITH d AS (DELETE FROM pgmq.meta WHERE lower(queue_name) LIKE 'victim%' RETURNING 1) SELECT count(*) AS deleted FROM d;
 RESET ROLE;
 SELECT queue_name FROM pgmq.meta WHERE lower(queue_name) = 'victim_q' ORDER BY queue_name COLLATE "C";
 SELECT pattern, queue_name FROM pgmq.topic_bindings WHERE queue_name = 'victim_q';
