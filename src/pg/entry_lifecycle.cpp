@@ -18,8 +18,6 @@
 extern "C" {
 #include "catalog/pg_class_d.h"
 #include "catalog/pg_type_d.h"
-#include "miscadmin.h"
-#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 }
@@ -103,8 +101,7 @@ bool DropQueue(FunctionCallInfo fcinfo)
 	}
 	// Only the owner may drop the tables: say so before touching pgmq.meta,
 	// whose row goes first (below).
-	if (!pg_class_ownercheck(queue.queue_relid, GetUserId()))
-		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, queue.queue_table);
+	RequireRelationOwner(queue.queue_relid);
 	const Datum name_datum = PG_GETARG_DATUM(0);
 	// Only a partitioned queue touches pg_partman's configuration: the owner of
 	// a plain queue need not have any access to partman's schema to drop it.

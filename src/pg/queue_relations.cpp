@@ -13,7 +13,9 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
@@ -121,6 +123,17 @@ bool MayAdoptRelation(Oid owner)
 	return !superuser_arg(caller) || superuser_arg(owner) || is_member_of_role_nosuper(caller, owner);
 }
 
+void RequireRelationOwner(Oid relid)
+{
+#if PG_VERSION_NUM >= 160000
+	const bool owner = object_ownercheck(RelationRelationId, relid, GetUserId());
+#else
+	const bool owner = pg_class_ownercheck(relid, GetUserId());
+#endif
+	if (!owner)
+		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(get_rel_relkind(relid)), get_rel_name(relid));
+}
+
 bool QueueRegistered(const QueueRef &queue)
 {
 	bool registered = false;
@@ -136,7 +149,11 @@ bool QueueRegistered(const QueueRef &queue)
 void RequireCreateOnSchema()
 {
 	const Oid namespace_oid = get_namespace_oid("pgmq", false);
+#if PG_VERSION_NUM >= 160000
+	const AclResult result = object_aclcheck(NamespaceRelationId, namespace_oid, GetUserId(), ACL_CREATE);
+#else
 	const AclResult result = pg_namespace_aclcheck(namespace_oid, GetUserId(), ACL_CREATE);
+#endif
 	if (result != ACLCHECK_OK)
 		aclcheck_error(result, OBJECT_SCHEMA, get_namespace_name(namespace_oid));
 }

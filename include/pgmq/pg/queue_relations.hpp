@@ -20,6 +20,10 @@ bool QueueRegistered(const QueueRef &queue);
 // CREATE TABLE IF NOT EXISTS does); checked before anything else.
 void RequireCreateOnSchema();
 
+// ERROR 42501 "must be owner of table ..." unless the current role owns
+// the relation (or has the privileges of its owner).
+void RequireRelationOwner(Oid relid);
+
 // Checks every relation create* makes for the queue (tables, indexes, the
 // identity sequence, primary keys; partman's default partitions too when
 // partitioned and not registered) and records in existing which ones are
