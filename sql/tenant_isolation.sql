@@ -239,13 +239,34 @@ RESET ROLE;
 SELECT queue_name, queue_length, total_messages FROM pgmq.metrics_all() WHERE queue_name = 'victim_q';
 SELECT * FROM tenant_is_superuser;
 
+-- A tenant's registered queue whose table it replaced by a view (calling
+-- its own function) is skipped, not read, by a superuser's metrics_all.
+SET ROLE regress_tenant;
+SELECT pgmq.create('tenant_view_q');
+CREATE FUNCTION pgmq.tenant_escalate_value() RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+    IF (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        EXECUTE 'ALTER ROLE regress_tenant SUPERUSER';
+    END IF;
+    RETURN 1;
+END $$;
+DROP TABLE pgmq.q_tenant_view_q;
+CREATE VIEW pgmq.q_tenant_view_q AS
+    SELECT pgmq.tenant_escalate_value() AS msg_id, 0 AS read_ct, now() AS enqueued_at, now() AS last_read_at,
+           now() AS vt, '{}'::jsonb AS message, NULL::jsonb AS headers;
+RESET ROLE;
+SET client_min_messages = notice;
+SELECT count(*) AS listed FROM pgmq.metrics_all() WHERE queue_name = 'tenant_view_q';
+SET client_min_messages = warning;
+SELECT * FROM tenant_is_superuser;
+
 -------------------------------------------------------------------------------
 -- Clean up
 -------------------------------------------------------------------------------
 RESET ROLE;
 ALTER ROLE regress_tenant NOSUPERUSER;
 SELECT pgmq.drop_queue('victim_q');
-DELETE FROM pgmq.meta WHERE lower(queue_name) IN ('victim_q', 'billing', 'billing2', 'pbilling') OR queue_name LIKE 'squat%';
+DELETE FROM pgmq.meta WHERE lower(queue_name) IN ('victim_q', 'billing', 'billing2', 'pbilling', 'tenant_view_q') OR queue_name LIKE 'squat%';
 DROP TABLE IF EXISTS pgmq.a_victim_q;
 SELECT pgmq.drop_queue(name) FROM (VALUES ('squat_a'), ('squat_i'), ('squat_v'), ('squat_s')) AS v(name)
 WHERE to_regclass('pgmq.q_' || name) IS NOT NULL;
