@@ -23,6 +23,24 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT SELECT ON SEQUENCES TO pg_monitor;
 
 SELECT pg_catalog.pg_extension_config_dump('pgmq.meta', '');
 
+-- Every queue owner writes meta (create inserts its queue's row, drop_queue
+-- deletes it), but only its own queues' rows: a row may be written when its
+-- name is a valid queue name and the current role has the privileges of the
+-- owner of that queue's table pgmq.q_<name> (docs/permissions.md). Anyone
+-- with SELECT reads every row. Superusers and meta's owner bypass the
+-- policies, so pg_dump and pg_restore by an administrator see every row.
+CREATE FUNCTION pgmq._is_queue_owner(queue_name TEXT) RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_is_queue_owner' LANGUAGE C STABLE STRICT;
+
+ALTER TABLE pgmq.meta ENABLE ROW LEVEL SECURITY;
+CREATE POLICY meta_select ON pgmq.meta FOR SELECT USING (true);
+CREATE POLICY meta_insert_own_queue ON pgmq.meta FOR INSERT
+    WITH CHECK (pgmq._is_queue_owner(queue_name));
+CREATE POLICY meta_update_own_queue ON pgmq.meta FOR UPDATE
+    USING (pgmq._is_queue_owner(queue_name)) WITH CHECK (pgmq._is_queue_owner(queue_name));
+CREATE POLICY meta_delete_own_queue ON pgmq.meta FOR DELETE
+    USING (pgmq._is_queue_owner(queue_name));
+
 -- Attribute order is API: clients decode these types by position.
 CREATE TYPE pgmq.message_record AS (
     msg_id BIGINT,
@@ -178,10 +196,10 @@ CREATE FUNCTION pgmq.set_vt(queue_name TEXT, msg_ids BIGINT[], vt TIMESTAMP WITH
 CREATE FUNCTION pgmq.metrics(queue_name TEXT) RETURNS pgmq.metrics_result
     AS 'MODULE_PATHNAME', 'pgmq_metrics' LANGUAGE C;
 
+-- In C: SQL calling pgmq.metrics(q.queue_name) would run any exact-match
+-- overload that a role with CREATE on schema pgmq adds, as the caller.
 CREATE FUNCTION pgmq.metrics_all() RETURNS SETOF pgmq.metrics_result
-    LANGUAGE sql AS $$
-    SELECT m.* FROM pgmq.meta AS q, LATERAL pgmq.metrics(q.queue_name) AS m
-$$;
+    AS 'MODULE_PATHNAME', 'pgmq_metrics_all' LANGUAGE C;
 
 -------------------------------------------------------------------------------
 -- Partitioned queues (pg_partman)

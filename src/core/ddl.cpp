@@ -30,19 +30,39 @@ constexpr const char *kArchiveColumns =
 
 }  // namespace
 
-std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind)
+std::string CreateTablePrefix(bool exists) { return exists ? "CREATE TABLE IF NOT EXISTS " : "CREATE TABLE "; }
+
+std::string QueueIndexName(std::string_view queue_name, bool partitioned)
+{
+	return TableName("q", queue_name) + (partitioned ? "_part_idx" : "_vt_idx");
+}
+
+std::string ArchiveIndexName(std::string_view queue_name) { return "archived_at_idx_" + std::string(queue_name); }
+
+std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind,
+                                               const ExistingRelations &existing)
 {
 	const std::string queue_table = TableName("q", queue_name);
 	const std::string archive_table = TableName("a", queue_name);
-	const char *create_queue = kind == QueueKind::Unlogged ? "CREATE UNLOGGED TABLE IF NOT EXISTS " : "CREATE TABLE IF NOT EXISTS ";
+	std::string create_queue = CreateTablePrefix(existing.queue_table);
+	if (kind == QueueKind::Unlogged)
+		create_queue.replace(0, 6, "CREATE UNLOGGED");
+	auto create_index = [](bool exists) { return exists ? "CREATE INDEX IF NOT EXISTS " : "CREATE INDEX "; };
 	return {
 		create_queue + QualifiedTable(queue_table) + " " + kQueueColumns,
-		"CREATE TABLE IF NOT EXISTS " + QualifiedTable(archive_table) + " " + kArchiveColumns,
-		"CREATE INDEX IF NOT EXISTS " + QuoteIdentifier(queue_table + "_vt_idx") + " ON " + QualifiedTable(queue_table) + " (vt ASC)",
-		// Upstream names this index after the raw, not lowercased, queue name.
-		"CREATE INDEX IF NOT EXISTS " + QuoteIdentifier("archived_at_idx_" + std::string(queue_name)) + " ON " +
+		CreateTablePrefix(existing.archive_table) + QualifiedTable(archive_table) + " " + kArchiveColumns,
+		create_index(existing.queue_index) + QuoteIdentifier(QueueIndexName(queue_name, false)) + " ON " +
+			QualifiedTable(queue_table) + " (vt ASC)",
+		create_index(existing.archive_index) + QuoteIdentifier(ArchiveIndexName(queue_name)) + " ON " +
 			QualifiedTable(archive_table) + " (archived_at)",
 	};
+}
+
+std::string QueueRegisteredSql()
+{
+	// lower() under the "C" collation lowercases ASCII only, as TableName does.
+	return "SELECT 1 FROM pgmq.meta WHERE pg_catalog.lower(queue_name::pg_catalog.text COLLATE pg_catalog.\"C\") "
+	       "OPERATOR(pg_catalog.=) pg_catalog.lower($1 COLLATE pg_catalog.\"C\") LIMIT 1";
 }
 
 std::string UnloggedSequenceSql()

@@ -35,13 +35,21 @@ std::string GrantCheckSql()
 {
 	// Functions and operators qualified: the caller's search_path must not
 	// decide what this checks. The sequence name comes back quoted by Postgres.
-	const std::string functions = "FROM pg_catalog.pg_proc p WHERE p.pronamespace OPERATOR(pg_catalog.=) n.oid";
+	// pgmq's own routines are the extension's members (pg_depend 'e'): a
+	// function someone else put in schema pgmq is neither checked nor granted.
+	const std::string lacking =
+		"FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) d.objid "
+		"WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass "
+		"AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass "
+		"AND d.deptype OPERATOR(pg_catalog.=) 'e' AND d.refobjid OPERATOR(pg_catalog.=) "
+		"(SELECT e.oid FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'pgmq') "
+		"AND NOT pg_catalog.has_function_privilege($1, p.oid, 'EXECUTE')";
 	return "SELECT NOT pg_catalog.has_schema_privilege($1, n.oid, 'USAGE'), "
-	       "NOT COALESCE((SELECT pg_catalog.bool_and(pg_catalog.has_function_privilege($1, p.oid, 'EXECUTE')) " +
-	       functions + "), true), s.seq, " + CanGrant("has_schema_privilege", "n.oid", {"USAGE"}) +
-	       ", COALESCE((SELECT pg_catalog.bool_and(" + CanGrant("has_function_privilege", "p.oid", {"EXECUTE"}) + ") " +
-	       functions + "), true), " + CanGrant("has_table_privilege", "$2", {"SELECT", "INSERT", "UPDATE", "DELETE"}) +
-	       ", COALESCE(" + CanGrant("has_sequence_privilege", "s.seq", {"SELECT"}) + ", true), " +
+	       "ARRAY(SELECT p.oid " + lacking + " ORDER BY p.oid), s.seq, " +
+	       CanGrant("has_schema_privilege", "n.oid", {"USAGE"}) + ", COALESCE((SELECT pg_catalog.bool_and(" +
+	       CanGrant("has_function_privilege", "p.oid", {"EXECUTE"}) + ") " + lacking + "), true), " +
+	       CanGrant("has_table_privilege", "$2", {"SELECT", "INSERT", "UPDATE", "DELETE"}) + ", COALESCE(" +
+	       CanGrant("has_sequence_privilege", "s.seq", {"SELECT"}) + ", true), " +
 	       CanGrant("has_table_privilege", "$3", {"SELECT", "INSERT"}) +
 	       " FROM pg_catalog.pg_namespace n, pg_catalog.pg_get_serial_sequence($2, 'msg_id') AS s(seq) "
 	       "WHERE n.nspname OPERATOR(pg_catalog.=) 'pgmq'";
@@ -56,9 +64,12 @@ std::vector<std::string> GrantQueueAccessStatements(std::string_view queue_name,
 		RequireGrantable(check.can_grant_schema_usage, queue_name, "USAGE on schema pgmq");
 		statements.push_back("GRANT USAGE ON SCHEMA pgmq TO " + role);
 	}
-	if (check.needs_function_execute) {
-		RequireGrantable(check.can_grant_function_execute, queue_name, "EXECUTE on the functions of schema pgmq");
-		statements.push_back("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgmq TO " + role);
+	if (!check.functions.empty()) {
+		RequireGrantable(check.can_grant_function_execute, queue_name, "EXECUTE on pgmq's functions");
+		std::string routines;
+		for (const std::string &function : check.functions)
+			routines += (routines.empty() ? "" : ", ") + function;
+		statements.push_back("GRANT EXECUTE ON ROUTINE " + routines + " TO " + role);
 	}
 	const std::string queue_table = QualifiedTable(TableName("q", queue_name));
 	RequireGrantable(check.can_grant_queue, queue_name, "SELECT, INSERT, UPDATE, DELETE on " + queue_table);

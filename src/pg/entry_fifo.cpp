@@ -16,6 +16,7 @@
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/poll.hpp"
+#include "pgmq/pg/registered_queues.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
@@ -173,26 +174,18 @@ PGMQ_FUNCTION(pgmq_create_fifo_index)
 	PG_RETURN_VOID();
 }
 
-// create_fifo_indexes_all(): create_fifo_index for every queue in pgmq.meta.
+// create_fifo_indexes_all(): create_fifo_index for every queue in pgmq.meta;
+// a row that is not a usable queue is skipped with a WARNING.
 PGMQ_FUNCTION(pgmq_create_fifo_indexes_all)
 {
+	RegisteredQueue *queues;
+	const int count = ReadRegisteredQueues(&queues);
 	SpiConnect();
-	RunCore([] {
-		ExecuteOnce("SELECT queue_name::pg_catalog.text FROM pgmq.meta ORDER BY queue_name");
-		std::vector<std::string> tables;
-		for (uint64 i = 0; i < SPI_processed; i++) {
-			const char *name = CallPostgres([i] { return SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1); });
-			core::CheckQueueNameCharacters(name);
-			tables.push_back(core::TableName("q", name));
-		}
-		const Oid pgmq_namespace = CallPostgres([] { return get_namespace_oid("pgmq", false); });
-		for (const std::string &table : tables) {
-			const Oid relid = CallPostgres([&] { return get_relname_relid(table.c_str(), pgmq_namespace); });
-			if (OidIsValid(relid))  // (a missing table fails in CREATE INDEX, as before)
-				CallPostgres([&] { VerifyTableShape(relid, table.c_str(), TableRole::Queue); });
-			ExecuteOnce(core::CreateGroupIndexSql(table));
-		}
-	});
+	for (int i = 0; i < count; i++) {
+		const QueueRef &queue = queues[i].queue;
+		VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
+		RunCore([&queue] { ExecuteOnce(core::CreateGroupIndexSql(queue.queue_table)); });
+	}
 	SpiFinish();
 	PG_RETURN_VOID();
 }

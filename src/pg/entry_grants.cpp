@@ -8,13 +8,17 @@
 #include "pgmq/core/grants.hpp"
 #include "pgmq/core/queue_name.hpp"
 
+#include <vector>
+
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/regproc.h"
 }
 
 using namespace pgmq;
@@ -22,19 +26,42 @@ using namespace pgmq::pg;
 
 namespace {
 
+// What ReadGrantCheck found, in Postgres memory (no C++ objects).
+struct GrantCheckRow {
+	bool flags[core::kGrantCheckColumns];
+	char *sequence;       // nullptr: none
+	char **functions;     // qualified signatures of the routines to grant
+	int function_count;
+};
+
 // Reads the one row of GrantCheckSql. Requires SPI; may ereport.
-void ReadGrantCheck(bool *flags, char **sequence)
+void ReadGrantCheck(GrantCheckRow *row)
 {
 	if (SPI_processed != 1 || SPI_tuptable->tupdesc->natts != core::kGrantCheckColumns)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("grant check returned an unexpected shape")));
-	HeapTuple row = SPI_tuptable->vals[0];
+	HeapTuple tuple = SPI_tuptable->vals[0];
+	row->sequence = nullptr;
+	row->functions = nullptr;
+	row->function_count = 0;
 	for (int column = 1; column <= core::kGrantCheckColumns; column++) {
 		bool isnull;
-		const Datum value = SPI_getbinval(row, SPI_tuptable->tupdesc, column, &isnull);
-		if (column == 3)
-			*sequence = isnull ? nullptr : TextDatumGetCString(value);
+		const Datum value = SPI_getbinval(tuple, SPI_tuptable->tupdesc, column, &isnull);
+		row->flags[column - 1] = false;
+		if (column == 2) {
+			if (isnull)
+				continue;
+			Datum *oids;
+			int count;
+			deconstruct_array(DatumGetArrayTypeP(value), OIDOID, sizeof(Oid), true, TYPALIGN_INT, &oids, nullptr, &count);
+			row->functions = static_cast<char **>(palloc(sizeof(char *) * (count + 1)));
+			// Always schema- and type-qualified, whatever the search_path.
+			for (int i = 0; i < count; i++)
+				row->functions[i] = format_procedure_qualified(DatumGetObjectId(oids[i]));
+			row->function_count = count;
+		} else if (column == 3)
+			row->sequence = isnull ? nullptr : TextDatumGetCString(value);
 		else
-			flags[column - 1] = !isnull && DatumGetBool(value);
+			row->flags[column - 1] = !isnull && DatumGetBool(value);
 	}
 }
 
@@ -56,14 +83,20 @@ PGMQ_FUNCTION(pgmq_grant_queue_access)
 	const char *archive_table = quote_qualified_identifier("pgmq", queue.archive_table);
 	Oid types[3] = {OIDOID, TEXTOID, TEXTOID};
 	Datum values[3] = {ObjectIdGetDatum(role), CStringGetTextDatum(queue_table), CStringGetTextDatum(archive_table)};
-	bool flags[core::kGrantCheckColumns] = {};
-	char *sequence = nullptr;
+	GrantCheckRow row;
 	SpiConnect();
 	RunCore([&] { ExecuteOnce(core::GrantCheckSql(), 3, types, values); });
-	ReadGrantCheck(flags, &sequence);
+	ReadGrantCheck(&row);
 	RunCore([&] {
-		const core::GrantCheck check{flags[0], flags[1], sequence ? sequence : "", flags[3],
-		                             flags[4],  flags[5], flags[6],                flags[7]};
+		const bool *flags = row.flags;
+		const core::GrantCheck check{flags[0],
+		                             std::vector<std::string>(row.functions, row.functions + row.function_count),
+		                             row.sequence ? row.sequence : "",
+		                             flags[3],
+		                             flags[4],
+		                             flags[5],
+		                             flags[6],
+		                             flags[7]};
 		for (const std::string &statement :
 		     core::GrantQueueAccessStatements(std::string_view(queue.name, queue.name_len), role_name, archive, check))
 			ExecuteOnce(statement);

@@ -13,6 +13,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/queue_relations.hpp"
 
 extern "C" {
 #include "catalog/pg_class_d.h"
@@ -26,18 +27,24 @@ using namespace pgmq::pg;
 
 namespace {
 
-// create_non_partitioned / create_unlogged: idempotent; an existing queue
-// keeps its kind and meta flags.
+// create_non_partitioned / create_unlogged: idempotent for the queue's own
+// objects (an existing queue keeps its kind and meta flags); refuses
+// relations under its names that pgmq did not make for the caller. The
+// meta row comes last: its row-level security policy requires the caller
+// to own the queue table.
 Datum CreateQueue(FunctionCallInfo fcinfo, core::QueueKind kind)
 {
 	QueueRef queue;
+	core::ExistingRelations existing;
 	ReadNewQueueName(fcinfo, 0, &queue);
+	RequireCreateOnSchema();
 	LockQueueName(queue);
 	const Datum name_datum = PG_GETARG_DATUM(0);
 	SpiConnect();
+	CheckRelationsForCreate(queue, false, QueueRegistered(queue), &existing);
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
-		for (const std::string &statement : core::CreateQueueStatements(name, kind))
+		for (const std::string &statement : core::CreateQueueStatements(name, kind, existing))
 			ExecuteOnce(statement);
 		if (kind == core::QueueKind::Unlogged) {
 			Oid table_type[1] = {TEXTOID};
@@ -92,6 +99,9 @@ bool DropQueue(FunctionCallInfo fcinfo)
 		ereport(NOTICE, (errmsg("pgmq queue `%.*s` does not exist", queue.name_len, queue.name)));
 		return false;
 	}
+	// Only the owner may drop the tables: say so before touching pgmq.meta,
+	// whose row goes first (below).
+	RequireRelationOwner(queue.queue_relid);
 	const Datum name_datum = PG_GETARG_DATUM(0);
 	// Only a partitioned queue touches pg_partman's configuration: the owner of
 	// a plain queue need not have any access to partman's schema to drop it.
@@ -101,13 +111,15 @@ bool DropQueue(FunctionCallInfo fcinfo)
 	if (partitioned)
 		FindPartman(&partman);
 	RunCore([&] {
+		// The meta row first: its row-level security policy lets only the
+		// queue table's owner delete it, so the table must still be there.
+		Oid types[1] = {TEXTOID};
+		Datum values[1] = {name_datum};
+		ExecuteOnce(core::DeleteMetaSql(), 1, types, values);
 		if (partitioned && partman.installed)
 			ForgetPartitioning(partman, queue);
 		for (const std::string &statement : core::DropQueueStatements(std::string_view(queue.name, queue.name_len)))
 			ExecuteOnce(statement);
-		Oid types[1] = {TEXTOID};
-		Datum values[1] = {name_datum};
-		ExecuteOnce(core::DeleteMetaSql(), 1, types, values);
 	});
 	SpiFinish();
 	return true;

@@ -1,12 +1,14 @@
 // src/pg/entry_metrics.cpp
 // metrics(queue_name): queue length, visible length, message ages, total
-// messages ever sent, and default_partition_length for partitioned queues.
+// messages ever sent, and default_partition_length for partitioned queues;
+// metrics_all() for every queue in pgmq.meta.
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/statements.hpp"
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/registered_queues.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -26,19 +28,13 @@ text *DefaultPartitionName(const char *table)
 	return cstring_to_text(name);
 }
 
-}  // namespace
-
-// metrics(queue_name text) -> pgmq.metrics_result
-PGMQ_FUNCTION(pgmq_metrics)
+// The metrics of a resolved queue as a tuple of result_desc, in the
+// caller's memory context; name fills the queue_name column.
+HeapTuple QueueMetricsTuple(const QueueRef &queue, Datum name, TupleDesc result_desc)
 {
-	QueueRef queue;
-	TupleDesc result_desc;
-	if (get_call_result_type(fcinfo, nullptr, &result_desc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("metrics must return a composite type")));
-	ResolveQueue(fcinfo, 0, &queue);
 	Datum values[8];
 	bool nulls[8];
-	Datum args[4] = {PointerGetDatum(PG_GETARG_TEXT_PP(0)), PointerGetDatum(DefaultPartitionName(queue.queue_table)),
+	Datum args[4] = {name, PointerGetDatum(DefaultPartitionName(queue.queue_table)),
 	                 PointerGetDatum(DefaultPartitionName(queue.archive_table)), Datum(0)};
 	const char arg_nulls[4] = {' ', ' ', ' ', ' '};
 	MemoryContext caller_context = CurrentMemoryContext;
@@ -58,7 +54,40 @@ PGMQ_FUNCTION(pgmq_metrics)
 		values[i] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &nulls[i]);
 	values[0] = args[0];
 	MemoryContextSwitchTo(caller_context);
-	HeapTuple tuple = heap_form_tuple(BlessTupleDesc(result_desc), values, nulls);
+	HeapTuple tuple = heap_form_tuple(result_desc, values, nulls);
 	SpiFinish();
-	return HeapTupleGetDatum(tuple);
+	return tuple;
+}
+
+}  // namespace
+
+// metrics(queue_name text) -> pgmq.metrics_result
+PGMQ_FUNCTION(pgmq_metrics)
+{
+	QueueRef queue;
+	TupleDesc result_desc;
+	if (get_call_result_type(fcinfo, nullptr, &result_desc) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("metrics must return a composite type")));
+	ResolveQueue(fcinfo, 0, &queue);
+	return HeapTupleGetDatum(
+		QueueMetricsTuple(queue, PointerGetDatum(PG_GETARG_TEXT_PP(0)), BlessTupleDesc(result_desc)));
+}
+
+// metrics_all() -> SETOF pgmq.metrics_result: metrics of every queue in
+// pgmq.meta. In C, calling the implementation directly: SQL calling
+// pgmq.metrics(queue_name) would run whatever exact-match overload a role
+// with CREATE on schema pgmq added, as the (monitoring) caller. A meta row
+// that is not a usable queue is skipped with a WARNING.
+PGMQ_FUNCTION(pgmq_metrics_all)
+{
+	BeginRowsResult(fcinfo);
+	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	RegisteredQueue *queues;
+	const int count = ReadRegisteredQueues(&queues);
+	for (int i = 0; i < count; i++) {
+		HeapTuple tuple = QueueMetricsTuple(queues[i].queue, PointerGetDatum(queues[i].name), rsinfo->setDesc);
+		tuplestore_puttuple(rsinfo->setResult, tuple);
+		heap_freetuple(tuple);
+	}
+	return Datum(0);
 }

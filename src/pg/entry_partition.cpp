@@ -10,6 +10,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/queue_relations.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
@@ -74,7 +75,10 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 	if (!partman.installed)
 		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("pg_partman is required for partitioned queues"),
 		                errhint("CREATE EXTENSION pg_partman, then call create_partitioned again.")));
+	RequireCreateOnSchema();
 	LockQueueName(queue);
+	core::ExistingRelations existing;
+	CheckRelationsForCreate(queue, true, QueueRegistered(queue), &existing);
 	if (QueueExists(&queue) && get_rel_relkind(queue.queue_relid) != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR, (errcode(ERRCODE_DUPLICATE_TABLE),
 		                errmsg("queue \"%.*s\" already exists and is not partitioned", queue.name_len, queue.name)));
@@ -91,12 +95,13 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 			Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(core::IntervalDuration(partition_text))};
 			ExecuteOnce("SELECT $1::pg_catalog.interval, $2::pg_catalog.interval", 2, types, values);
 		}
-		const std::vector<std::string> indexes = core::PartitionIndexStatements(name, plan);
-		ExecuteOnce(core::CreatePartitionedQueueSql(name, plan));
+		const std::vector<std::string> indexes =
+			core::PartitionIndexStatements(name, plan, existing.queue_index, existing.archive_index);
+		ExecuteOnce(core::CreatePartitionedQueueSql(name, plan, existing.queue_table));
 		ManageParent(partman, core::PartmanParentName(queue.queue_table), plan.queue_column, interval, premake,
 		             retention_interval);
 		ExecuteOnce(indexes[0]);
-		ExecuteOnce(core::CreatePartitionedArchiveSql(name, plan));
+		ExecuteOnce(core::CreatePartitionedArchiveSql(name, plan, existing.archive_table));
 		ManageParent(partman, core::PartmanParentName(queue.archive_table), plan.archive_column, interval,
 		             premake, retention_interval);
 		ExecuteOnce(indexes[1]);

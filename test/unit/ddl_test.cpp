@@ -17,6 +17,7 @@ using pgmq::core::CountQueueSql;
 using pgmq::core::CreateQueueStatements;
 using pgmq::core::DeleteMetaSql;
 using pgmq::core::DropQueueStatements;
+using pgmq::core::ExistingRelations;
 using pgmq::core::InsertMetaSql;
 using pgmq::core::LockQueueTableSql;
 using pgmq::core::QueueKind;
@@ -25,6 +26,8 @@ using pgmq::core::TruncateQueueSql;
 using pgmq::core::UnloggedSequenceSql;
 using pgmq_test::HygieneProblems;
 using pgmq_test::JoinLines;
+
+const ExistingRelations kAllExist{true, true, true, true};
 
 bool Contains(const std::string &haystack, const std::string &needle)
 {
@@ -84,7 +87,7 @@ const char *const kHostileNames[] = {
 
 TEST(CreateQueueStatements, UpstreamOrderAndNames)
 {
-	const std::vector<std::string> statements = CreateQueueStatements("QueueCased", QueueKind::Logged);
+	const std::vector<std::string> statements = CreateQueueStatements("QueueCased", QueueKind::Logged, kAllExist);
 	ASSERT_EQ(statements.size(), 4u);
 	EXPECT_TRUE(StartsWith(statements[0], "CREATE TABLE IF NOT EXISTS pgmq.\"q_queuecased\" (")) << statements[0];
 	EXPECT_TRUE(StartsWith(statements[1], "CREATE TABLE IF NOT EXISTS pgmq.\"a_queuecased\" (")) << statements[1];
@@ -96,7 +99,7 @@ TEST(CreateQueueStatements, UpstreamOrderAndNames)
 
 TEST(CreateQueueStatements, QueueTableColumnsInMessageRecordOrder)
 {
-	const std::string q = CreateQueueStatements("orders", QueueKind::Logged)[0];
+	const std::string q = CreateQueueStatements("orders", QueueKind::Logged, kAllExist)[0];
 	EXPECT_EQ(ColumnNames(q),
 	          (std::vector<std::string>{"msg_id", "read_ct", "enqueued_at", "last_read_at", "vt", "message", "headers"}))
 		<< q;
@@ -111,7 +114,7 @@ TEST(CreateQueueStatements, QueueTableColumnsInMessageRecordOrder)
 
 TEST(CreateQueueStatements, ArchiveTableColumnsWithArchivedAtAfterLastReadAt)
 {
-	const std::string a = CreateQueueStatements("orders", QueueKind::Logged)[1];
+	const std::string a = CreateQueueStatements("orders", QueueKind::Logged, kAllExist)[1];
 	EXPECT_EQ(ColumnNames(a), (std::vector<std::string>{"msg_id", "read_ct", "enqueued_at", "last_read_at",
 	                                                    "archived_at", "vt", "message", "headers"}))
 		<< a;
@@ -126,8 +129,8 @@ TEST(CreateQueueStatements, ArchiveTableColumnsWithArchivedAtAfterLastReadAt)
 
 TEST(CreateQueueStatements, UnloggedMakesOnlyTheQueueTableUnlogged)
 {
-	const std::vector<std::string> logged = CreateQueueStatements("orders", QueueKind::Logged);
-	const std::vector<std::string> unlogged = CreateQueueStatements("orders", QueueKind::Unlogged);
+	const std::vector<std::string> logged = CreateQueueStatements("orders", QueueKind::Logged, kAllExist);
+	const std::vector<std::string> unlogged = CreateQueueStatements("orders", QueueKind::Unlogged, kAllExist);
 	ASSERT_EQ(unlogged.size(), 4u);
 	EXPECT_TRUE(StartsWith(unlogged[0], "CREATE UNLOGGED TABLE IF NOT EXISTS pgmq.\"q_orders\" (")) << unlogged[0];
 	for (const std::string &statement : logged)
@@ -142,11 +145,42 @@ TEST(CreateQueueStatements, UnloggedMakesOnlyTheQueueTableUnlogged)
 		EXPECT_EQ(unlogged[i], logged[i]);
 }
 
-TEST(CreateQueueStatements, EverythingIsIdempotent)
+TEST(CreateQueueStatements, IfNotExistsOnlyForRelationsThatExist)
 {
-	for (QueueKind kind : {QueueKind::Logged, QueueKind::Unlogged})
-		for (const std::string &statement : CreateQueueStatements("orders", kind))
+	// Existing (checked) relations keep IF NOT EXISTS, so an idempotent create
+	// is a no-op with upstream's NOTICEs; a missing one gets a plain CREATE,
+	// so a relation someone else makes meanwhile is an error, not adopted.
+	for (QueueKind kind : {QueueKind::Logged, QueueKind::Unlogged}) {
+		for (const std::string &statement : CreateQueueStatements("orders", kind, kAllExist))
 			EXPECT_TRUE(Contains(statement, " IF NOT EXISTS ")) << statement;
+		for (const std::string &statement : CreateQueueStatements("orders", kind, ExistingRelations{}))
+			EXPECT_FALSE(Contains(statement, "IF NOT EXISTS")) << statement;
+		for (int only = 0; only < 4; ++only) {
+			ExistingRelations existing;
+			bool *flags[] = {&existing.queue_table, &existing.archive_table, &existing.queue_index,
+			                 &existing.archive_index};
+			*flags[only] = true;
+			const std::vector<std::string> statements = CreateQueueStatements("orders", kind, existing);
+			ASSERT_EQ(statements.size(), 4u);
+			for (int i = 0; i < 4; ++i)
+				EXPECT_EQ(Contains(statements[i], " IF NOT EXISTS "), i == only) << statements[i];
+		}
+	}
+	const std::vector<std::string> fresh = CreateQueueStatements("orders", QueueKind::Unlogged, ExistingRelations{});
+	EXPECT_TRUE(StartsWith(fresh[0], "CREATE UNLOGGED TABLE pgmq.\"q_orders\" (")) << fresh[0];
+	EXPECT_TRUE(StartsWith(fresh[1], "CREATE TABLE pgmq.\"a_orders\" (")) << fresh[1];
+	EXPECT_EQ(fresh[2], "CREATE INDEX \"q_orders_vt_idx\" ON pgmq.\"q_orders\" (vt ASC)");
+}
+
+TEST(QueueRegisteredSql, MatchesEverySpellingOfTheSameTables)
+{
+	const std::string sql = pgmq::core::QueueRegisteredSql();
+	// ASCII-only lowercasing (the "C" collation), as TableName.
+	EXPECT_NE(sql.find("pg_catalog.lower(queue_name::pg_catalog.text COLLATE pg_catalog.\"C\")"), std::string::npos)
+		<< sql;
+	EXPECT_NE(sql.find("pg_catalog.lower($1 COLLATE pg_catalog.\"C\")"), std::string::npos) << sql;
+	EXPECT_EQ(pgmq_test::MaxParam(sql), 1);
+	EXPECT_TRUE(HygieneProblems(sql).empty()) << JoinLines(HygieneProblems(sql));
 }
 
 TEST(CreateQueueStatements, HostileNamesStayQuoted)
@@ -154,7 +188,7 @@ TEST(CreateQueueStatements, HostileNamesStayQuoted)
 	for (const char *name : kHostileNames) {
 		const std::string raw = name;
 		const std::string lower = pgmq::core::TableName("q", raw).substr(2);
-		const std::vector<std::string> statements = CreateQueueStatements(raw, QueueKind::Unlogged);
+		const std::vector<std::string> statements = CreateQueueStatements(raw, QueueKind::Unlogged, kAllExist);
 		ASSERT_EQ(statements.size(), 4u);
 		const std::vector<std::vector<std::string>> expected_identifiers = {
 			{"q_" + lower},
@@ -175,9 +209,9 @@ TEST(CreateQueueStatements, HostileNamesStayQuoted)
 TEST(CreateQueueStatements, StructureDoesNotDependOnTheName)
 {
 	for (QueueKind kind : {QueueKind::Logged, QueueKind::Unlogged}) {
-		const std::vector<std::string> reference = CreateQueueStatements("orders", kind);
+		const std::vector<std::string> reference = CreateQueueStatements("orders", kind, kAllExist);
 		for (const char *name : kHostileNames) {
-			const std::vector<std::string> statements = CreateQueueStatements(name, kind);
+			const std::vector<std::string> statements = CreateQueueStatements(name, kind, kAllExist);
 			ASSERT_EQ(statements.size(), reference.size());
 			for (std::size_t i = 0; i < statements.size(); ++i)
 				EXPECT_EQ(pgmq_test::Skeleton(statements[i]), pgmq_test::Skeleton(reference[i])) << name;

@@ -20,9 +20,13 @@ using pgmq::core::GrantCheck;
 using pgmq::core::GrantCheckSql;
 using pgmq::core::GrantQueueAccessStatements;
 
+const std::vector<std::string> kSomeFunctions = {"pgmq.send(pg_catalog.text,pg_catalog.jsonb)",
+                                                  "pgmq.read(pg_catalog.text,integer,integer,pg_catalog.jsonb)"};
+
 GrantCheck AllowedEverything(bool needs_usage, bool needs_execute, std::string sequence)
 {
-	return {needs_usage, needs_execute, std::move(sequence), true, true, true, true, true};
+	return {needs_usage, needs_execute ? kSomeFunctions : std::vector<std::string>{}, std::move(sequence), true, true,
+	        true, true, true};
 }
 
 TEST(GrantQueueAccess, GrantsOnlyWhatIsMissing)
@@ -39,10 +43,12 @@ TEST(GrantQueueAccess, GrantsOnlyWhatIsMissing)
 
 TEST(GrantQueueAccess, SchemaAndFunctionsFirstWhenMissing)
 {
+	// Only the routines the check listed (pgmq's own), never the whole schema.
 	const auto statements = GrantQueueAccessStatements("jobs", "app", false, AllowedEverything(true, true, ""));
 	const std::vector<std::string> expected = {
 		"GRANT USAGE ON SCHEMA pgmq TO \"app\"",
-		"GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA pgmq TO \"app\"",
+		"GRANT EXECUTE ON ROUTINE pgmq.send(pg_catalog.text,pg_catalog.jsonb), "
+		"pgmq.read(pg_catalog.text,integer,integer,pg_catalog.jsonb) TO \"app\"",
 		"GRANT SELECT, INSERT, UPDATE, DELETE ON TABLE pgmq.\"q_jobs\" TO \"app\"",
 	};
 	EXPECT_EQ(statements, expected);
@@ -103,10 +109,14 @@ TEST(GrantQueueAccess, CheckIsQualifiedAndParameterised)
 	EXPECT_EQ(sql.find(" = "), std::string::npos);
 	// The same rules every core statement follows; the literals are privilege
 	// names and fixed identifiers, not values.
-	const std::set<std::string> constants = {"'USAGE'", "'EXECUTE'", "'pgmq'", "'msg_id'",
+	const std::set<std::string> constants = {"'USAGE'", "'EXECUTE'", "'pgmq'", "'msg_id'", "'e'",
+	                                         "'pg_catalog.pg_proc'", "'pg_catalog.pg_extension'",
 	                                         "'USAGE WITH GRANT OPTION'", "'EXECUTE WITH GRANT OPTION'",
 	                                         "'SELECT WITH GRANT OPTION'", "'INSERT WITH GRANT OPTION'",
 	                                         "'UPDATE WITH GRANT OPTION'", "'DELETE WITH GRANT OPTION'"};
+	// Only the extension's members are checked, not every function in the schema.
+	EXPECT_NE(sql.find("d.deptype OPERATOR(pg_catalog.=) 'e'"), std::string::npos) << sql;
+	EXPECT_EQ(sql.find("pronamespace"), std::string::npos) << sql;
 	EXPECT_TRUE(pgmq_test::HygieneProblems(sql, constants).empty())
 		<< pgmq_test::JoinLines(pgmq_test::HygieneProblems(sql, constants)) << "\n" << sql;
 }

@@ -12,10 +12,38 @@ namespace pgmq::core {
 
 enum class QueueKind { Logged, Unlogged };
 
-// CREATE ... IF NOT EXISTS statements for a non-partitioned queue, in
-// upstream's order (q table, a table, vt index, archived_at index), so the
-// NOTICEs of an idempotent create match upstream's.
-std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind);
+// Which of a queue's relations exist already, as the adapter found them
+// (after checking that pgmq made them for this queue and the caller may
+// use them). create* keeps IF NOT EXISTS, and so upstream's "already exists,
+// skipping" NOTICE, for those only; a missing relation is made with a plain
+// CREATE, so one that another role makes meanwhile (it need not take the
+// queue's lock) is an error, never silently adopted.
+struct ExistingRelations {
+	bool queue_table = false;
+	bool archive_table = false;
+	bool queue_index = false;    // q_<name>_vt_idx, or q_<name>_part_idx when partitioned
+	bool archive_index = false;  // archived_at_idx_<name>
+};
+
+// "CREATE TABLE IF NOT EXISTS " when the table exists, else "CREATE TABLE ".
+std::string CreateTablePrefix(bool exists);
+
+// Names of the indexes create* makes, before Postgres truncates them to an
+// identifier. The archive's keeps the raw, not lowercased, name (upstream).
+std::string QueueIndexName(std::string_view queue_name, bool partitioned);
+std::string ArchiveIndexName(std::string_view queue_name);
+
+// The statements for a non-partitioned queue, in upstream's order (q table,
+// a table, vt index, archived_at index), so the NOTICEs of an idempotent
+// create match upstream's.
+std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind,
+                                               const ExistingRelations &existing);
+
+// Whether pgmq.meta registers this queue's tables: ($1 queue name) -> a row
+// when some meta row's name maps to the same tables (any ASCII case, as
+// TableName lowercases), so a second spelling of one's own queue stays
+// idempotent and a second spelling of another's queue is not "new".
+std::string QueueRegisteredSql();
 
 // An unlogged queue table's identity sequence is unlogged too (PostgreSQL
 // 15+), so a crash would restart msg_ids at 1 while the (logged) archive

@@ -1,8 +1,10 @@
 // include/pgmq/core/grants.hpp
 // Access for one queue (pgmq.grant_queue_access): what an application role
 // needs to send, read, delete and archive on queue "x" (docs/permissions.md):
-//   - USAGE on schema pgmq, and EXECUTE on pgmq's functions, unless it has
-//     them already (PUBLIC has EXECUTE by default);
+//   - USAGE on schema pgmq, and EXECUTE on pgmq's own functions (the
+//     members of the pgmq extension, never other functions that roles with
+//     CREATE on the schema put there), unless it has them already (PUBLIC
+//     has EXECUTE by default);
 //   - SELECT, INSERT, UPDATE, DELETE on pgmq.q_x;
 //   - SELECT on q_x's msg_id sequence, for metrics' total_messages (sends
 //     draw ids from the identity column, which needs no sequence privilege);
@@ -19,11 +21,11 @@ namespace pgmq::core {
 
 // What the role lacks and what the caller may grant, as GrantCheckSql finds.
 struct GrantCheck {
-	bool needs_schema_usage;      // the role lacks USAGE on schema pgmq
-	bool needs_function_execute;  // the role lacks EXECUTE on some pgmq function
-	std::string sequence;         // the queue's msg_id sequence, quoted and qualified; empty: none
-	bool can_grant_schema_usage;  // the caller holds each of these WITH GRANT OPTION (or owns the object)
-	bool can_grant_function_execute;
+	bool needs_schema_usage;             // the role lacks USAGE on schema pgmq
+	std::vector<std::string> functions;  // pgmq's own routines the role lacks EXECUTE on, as qualified signatures
+	std::string sequence;                // the queue's msg_id sequence, quoted and qualified; empty: none
+	bool can_grant_schema_usage;         // the caller holds each of these WITH GRANT OPTION (or owns the object)
+	bool can_grant_function_execute;     // ... EXECUTE on each of `functions`
 	bool can_grant_queue;
 	bool can_grant_sequence;
 	bool can_grant_archive;
@@ -33,7 +35,8 @@ struct GrantCheck {
 constexpr int kGrantCheckColumns = 8;
 
 // One row of GrantCheck's columns for ($1 role oid, $2 queue table, $3
-// archive table; tables as quoted, qualified names).
+// archive table; tables as quoted, qualified names). Column 2, `functions`,
+// is an oid[] of the routines; the adapter formats their signatures.
 std::string GrantCheckSql();
 
 // The GRANT statements for role_name (as the role is named; quoted here) on
