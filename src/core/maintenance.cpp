@@ -58,25 +58,57 @@ std::string IdPositionSql(std::string_view queue_table, std::string_view table, 
 	return sql;
 }
 
-int64_t PartitionStart(int64_t id, int64_t step) { return id - id % step; }
+int64_t PartitionStart(int64_t id, int64_t step)
+{
+	// Floor, not truncation: -5 lies in [-10, 0), not in [0, 10). The floor
+	// of the lowest ids lies below INT64_MIN: their partition starts there.
+	int64_t rem = id % step;
+	if (rem < 0)
+		rem += step;
+	int64_t start = 0;
+	if (__builtin_sub_overflow(id, rem, &start))
+		return std::numeric_limits<int64_t>::min();
+	return start;
+}
+
+std::optional<int64_t> PartitionEnd(int64_t start, int64_t step)
+{
+	int64_t end = 0;
+	if (__builtin_add_overflow(start, step, &end))
+		return std::nullopt;
+	return end;
+}
 
 std::vector<int64_t> PremakeStarts(const IdPosition &position, const std::vector<int64_t> &existing)
 {
 	if (position.step <= 0 || position.premake < 0)
 		throw CoreError(ErrorKind::Internal, "partition step and premake must be positive");
 	const int64_t step = position.step;
+	std::vector<int64_t> missing;
+	// The highest partition there can be: its end (exclusive) must be an int8.
+	const int64_t highest = PartitionStart(std::numeric_limits<int64_t>::max() - step, step);
 	const int64_t newest = PartitionStart(position.last_id.value_or(0), step);
-	const int64_t top = newest + static_cast<int64_t>(position.premake) * step;
+	int64_t ahead = 0;
+	int64_t top = 0;
+	if (__builtin_mul_overflow(static_cast<int64_t>(position.premake), step, &ahead) ||
+	    __builtin_add_overflow(newest, ahead, &top) || top > highest)
+		top = highest;
 	int64_t low = newest;
 	if (position.oldest_queued)
 		low = std::min(low, PartitionStart(*position.oldest_queued, step));
-	if (position.default_max)
-		low = std::max(low, PartitionStart(*position.default_max, step) + step);
+	if (position.default_max) {
+		const std::optional<int64_t> above = PartitionEnd(PartitionStart(*position.default_max, step), step);
+		if (!above)
+			return missing;  // rows up to the very top wait in the default partition
+		low = std::max(low, *above);
+	}
 	// Newest first, so that a range too long for one run fills from the top.
-	std::vector<int64_t> missing;
-	for (int64_t start = top; start >= low && missing.size() < kMaxPremadePerRun; start -= step)
+	for (int64_t start = top; start >= low && missing.size() < kMaxPremadePerRun;) {
 		if (!std::binary_search(existing.begin(), existing.end(), start))
 			missing.push_back(start);
+		if (__builtin_sub_overflow(start, step, &start))
+			break;
+	}
 	std::reverse(missing.begin(), missing.end());
 	return missing;
 }
@@ -88,12 +120,14 @@ std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retentio
 		return drops;
 	std::sort(starts.begin(), starts.end());
 	starts.pop_back();  // never the highest partition
-	const int64_t limit = *position.last_id - retention;
+	int64_t limit = 0;
+	if (__builtin_sub_overflow(*position.last_id, retention, &limit))
+		return drops;  // the line lies below every id: nothing is that old
 	for (int64_t start : starts) {
-		const int64_t end = start + position.step;  // exclusive
-		if (end > limit)
+		const std::optional<int64_t> end = PartitionEnd(start, position.step);  // exclusive
+		if (!end || *end > limit)
 			continue;
-		if (position.oldest_queued && end > *position.oldest_queued)
+		if (position.oldest_queued && *end > *position.oldest_queued)
 			continue;
 		drops.push_back(start);
 	}
@@ -129,7 +163,8 @@ bool BatchNeedsLock(const std::optional<int64_t> &last_id, const std::optional<i
 		return false;  // nothing to move
 	// The batch covers the partition of default_min; new messages get ids
 	// above last_id.
-	return PartitionStart(*default_min, step) + step > last_id.value_or(0);
+	const std::optional<int64_t> end = PartitionEnd(PartitionStart(*default_min, step), step);
+	return !end || *end > last_id.value_or(0);
 }
 
 std::string SetLocalLockTimeoutSql() { return "SELECT pg_catalog.set_config('lock_timeout', $1, true)"; }

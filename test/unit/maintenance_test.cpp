@@ -75,6 +75,29 @@ TEST(PartitionStart, AsPartmanComputesIt)
 	EXPECT_EQ(pgmq::core::PartitionStart(1, 1), 1);
 }
 
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+TEST(PartitionStart, RoundsNegativeIdsDown)
+{
+	EXPECT_EQ(pgmq::core::PartitionStart(-5, 10), -10);
+	EXPECT_EQ(pgmq::core::PartitionStart(-10, 10), -10);
+	EXPECT_EQ(pgmq::core::PartitionStart(-11, 10), -20);
+	EXPECT_EQ(pgmq::core::PartitionStart(-1, 1), -1);
+}
+
+TEST(PartitionStart, NeverOverflows)
+{
+	EXPECT_EQ(pgmq::core::PartitionStart(kMax, 10), kMax - 7);  // 9223372036854775800
+	EXPECT_EQ(pgmq::core::PartitionStart(kMax, kMax), kMax);
+	EXPECT_EQ(pgmq::core::PartitionStart(kMin, 2), kMin);           // a multiple of 2
+	EXPECT_EQ(pgmq::core::PartitionStart(kMin, 10), kMin);          // the floor lies below: clamped
+	EXPECT_EQ(pgmq::core::PartitionStart(kMin + 1, kMax), kMin + 1);  // -kMax
+	EXPECT_EQ(pgmq::core::PartitionStart(kMin, kMax), kMin);          // the floor, -2 kMax, lies below
+	EXPECT_EQ(pgmq::core::PartitionEnd(kMax - 17, 10), std::optional<int64_t>(kMax - 7));
+	EXPECT_EQ(pgmq::core::PartitionEnd(kMax - 7, 10), std::nullopt);
+}
+
 // ------------------------------------------------------------- PremakeStarts
 
 Starts Premake(const IdPosition &position, const Starts &existing = {})
@@ -156,6 +179,34 @@ TEST(PremakeStarts, BadStepIsABug)
 	EXPECT_THROW(Premake(Position(-10, 2, 15)), CoreError);
 }
 
+TEST(PremakeStarts, NearTheTopOfInt8UpToTheLastPartitionThatFits)
+{
+	// Newest id 9223372036854775707: its partition starts at ...700; premake
+	// 20 would reach past INT64_MAX. The last partition whose end is an int8
+	// starts at ...790 (it ends at ...800).
+	const int64_t newest = kMax - 107;  // ...700
+	Starts expected;
+	for (int64_t start = newest; start <= kMax - 17; start += 10)
+		expected.push_back(start);
+	EXPECT_EQ(Premake(Position(10, 20, kMax - 100), {}), expected);
+	// Nothing to make when the newest partition itself would not fit.
+	EXPECT_TRUE(Premake(Position(10, 4, kMax), {}).empty());
+	// Rows in the last partition there can be: nothing above them.
+	EXPECT_TRUE(Premake(Position(10, 4, kMax - 100, std::nullopt, kMax - 10), {}).empty());
+	// A huge step and premake: at most the one partition that fits.
+	EXPECT_EQ(Premake(Position(kMax / 2, 1000, 5), {}), (Starts{0, kMax / 2}));
+	EXPECT_TRUE(Premake(Position(10, 4, kMax - 100, std::nullopt, kMax - 3), {}).empty());
+}
+
+TEST(PremakeStarts, NegativeIdsDownToTheBottomOfInt8)
+{
+	// The archive's oldest queued message near INT64_MIN: the walk down stops
+	// at the bottom instead of wrapping round.
+	const int64_t step = kMax / 4;
+	EXPECT_EQ(Premake(Position(step, 0, 0, kMin + 1), {}), (Starts{-4 * step, -3 * step, -2 * step, -step, 0}));
+	EXPECT_EQ(Premake(Position(10, 0, -5), {}), (Starts{-10}));
+}
+
 // ------------------------------------------------------------ RetentionDrops
 
 TEST(RetentionDrops, WhatPartmanWouldDropWereTheNewestMessageStillThere)
@@ -190,6 +241,23 @@ TEST(RetentionDrops, NothingBelowTheLine)
 }
 
 // ------------------------------------------------------------ BatchNeedsLock
+
+TEST(RetentionDrops, NeverWrapsRoundInt8)
+{
+	// Retention reaching below INT64_MIN: no id is that old, nothing goes
+	// (wrapping round, every partition but the highest would).
+	EXPECT_TRUE(pgmq::core::RetentionDrops(Position(10, 2, kMin + 5), 100, {kMin, kMin + 10, kMin + 20}).empty());
+	// A partition whose end is beyond INT64_MAX is never below the line.
+	EXPECT_TRUE(pgmq::core::RetentionDrops(Position(10, 2, kMax), 0, {kMax - 5, kMax - 3}).empty());
+	EXPECT_EQ(pgmq::core::RetentionDrops(Position(10, 2, kMax), 0, {kMax - 27, kMax - 17, kMax - 7}),
+	          (Starts{kMax - 27, kMax - 17}));
+}
+
+TEST(BatchNeedsLock, NearTheTopOfInt8)
+{
+	EXPECT_TRUE(pgmq::core::BatchNeedsLock(kMax, kMax - 1, 10));
+	EXPECT_FALSE(pgmq::core::BatchNeedsLock(kMax, 5, 10));
+}
 
 TEST(BatchNeedsLock, OnlyTheRangeNewMessagesStillGoTo)
 {

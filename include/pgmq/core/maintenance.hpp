@@ -69,9 +69,13 @@ struct IdPosition {
 	std::optional<int64_t> default_max;    // highest msg_id in the default partition
 };
 
-// The first id of the partition holding id (ids below 0 go to partition 0's
-// side of the line, as pg_partman computes it: id - id % step).
+// The first id of the partition holding id (step > 0): id rounded down to a
+// multiple of step, also below 0 (-5 is in [-10, 0)). Where that would lie
+// below INT64_MIN, INT64_MIN. Never overflows.
 int64_t PartitionStart(int64_t id, int64_t step);
+
+// start + step, the (exclusive) end of a partition, if it is an int8.
+std::optional<int64_t> PartitionEnd(int64_t start, int64_t step);
 
 // Most partitions one maintenance run creates for a table: a bound on the
 // locks one transaction takes (each new partition takes several, and the
@@ -85,9 +89,10 @@ constexpr std::size_t kMaxPremadePerRun = 100;
 // (any of them may be archived, and an archive that was rarely written has
 // gaps). Never a partition at or below the highest id in the default
 // partition: pg_partman cannot create those, and rows there wait for
-// recovery. Returns those that are not in `existing` (the starts of the
-// partitions there are, ascending), ascending, the newest
-// kMaxPremadePerRun at most.
+// recovery; never one whose end would not fit an int8. Returns those that
+// are not in `existing` (the starts of the partitions there are,
+// ascending), ascending, the newest kMaxPremadePerRun at most. No
+// arithmetic here overflows, whatever the ids.
 std::vector<int64_t> PremakeStarts(const IdPosition &position, const std::vector<int64_t> &existing);
 
 // Retention measured from the sequence: the partitions [start, start +
