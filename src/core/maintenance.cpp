@@ -17,29 +17,27 @@ std::string Partman(std::string_view partman_schema) { return QuoteIdentifier(pa
 
 }  // namespace
 
-std::string MaintainedTablesSql(std::string_view partman_schema)
+std::string PartConfigSql(std::string_view partman_schema)
 {
-	// The table names come from pgmq.format_table_name, the one rule that
-	// maps a queue name to its tables; partman names parents unquoted.
-	return "SELECT m.queue_name::pg_catalog.text, c.parent_table, t.table_name, t.queue_table, t.is_archive, "
-	       "c.control, c.partition_interval, c.premake, c.retention, "
-	       "(c.retention_keep_table OR c.retention_schema IS NOT NULL) "
-	       "FROM pgmq.meta m "
-	       "CROSS JOIN LATERAL (SELECT pgmq.format_table_name(m.queue_name::pg_catalog.text, 'q') AS queue_table) q "
-	       "CROSS JOIN LATERAL (VALUES (q.queue_table, q.queue_table, false), "
-	       "(pgmq.format_table_name(m.queue_name::pg_catalog.text, 'a'), q.queue_table, true)) "
-	       "t(table_name, queue_table, is_archive) "
-	       "JOIN " +
+	// Only configuration: no queue table is read, and no function of
+	// schema pgmq is called (a role with CREATE there could overload it).
+	return "SELECT c.parent_table, c.control, c.partition_interval, c.premake, c.retention, "
+	       "(c.retention_keep_table OR c.retention_schema IS NOT NULL), "
+	       "c.automatic_maintenance OPERATOR(pg_catalog.=) 'on' "
+	       "FROM " +
 	       Partman(partman_schema) +
-	       ".part_config c ON c.parent_table OPERATOR(pg_catalog.=) ('pgmq.' OPERATOR(pg_catalog.||) t.table_name) "
-	       "WHERE NOT c.undo_in_progress AND CASE WHEN $1 IS NULL THEN c.automatic_maintenance OPERATOR(pg_catalog.=) 'on' "
-	       "ELSE q.queue_table OPERATOR(pg_catalog.=) pgmq.format_table_name($1, 'q') END "
-	       "ORDER BY m.queue_name, t.is_archive";
+	       ".part_config c "
+	       "WHERE NOT c.undo_in_progress AND c.parent_table OPERATOR(pg_catalog.~~) 'pgmq.%'";
 }
 
-std::string WaitForPartmanMaintenanceLockSql()
+std::string QueueNamesSql()
 {
-	return "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('pg_partman run_maintenance'))";
+	return "SELECT m.queue_name::pg_catalog.text FROM pgmq.meta m ORDER BY m.queue_name";
+}
+
+std::string TryPartmanMaintenanceLockSql()
+{
+	return "SELECT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('pg_partman run_maintenance'))";
 }
 
 std::string RunPartmanMaintenanceSql(std::string_view partman_schema)
@@ -136,10 +134,23 @@ std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retentio
 
 std::string IdPartitionsSql()
 {
-	return "SELECT c.relname::pg_catalog.text, (pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, c.oid), "
-	       "'^FOR VALUES FROM \\(''?(-?[0-9]+)''?\\)'))[1]::pg_catalog.int8 "
+	return "SELECT c.relname::pg_catalog.text, b.bound[1]::pg_catalog.int8, b.bound[2]::pg_catalog.int8, "
+	       "n.nspname OPERATOR(pg_catalog.=) 'pgmq'::pg_catalog.name AND c.relkind OPERATOR(pg_catalog.=) 'r'::pg_catalog.\"char\" "
+	       "AND c.relowner OPERATOR(pg_catalog.=) p.relowner "
 	       "FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.inhrelid "
-	       "WHERE i.inhparent OPERATOR(pg_catalog.=) $1::pg_catalog.regclass";
+	       "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+	       "JOIN pg_catalog.pg_class p ON p.oid OPERATOR(pg_catalog.=) i.inhparent "
+	       "CROSS JOIN LATERAL (SELECT pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, c.oid), "
+	       "'^FOR VALUES FROM \\(''?(-?[0-9]+)''?\\) TO \\(''?(-?[0-9]+)''?\\)$')) b(bound) "
+	       "WHERE i.inhparent OPERATOR(pg_catalog.=) $1";
+}
+
+bool IsPartmanIdPartition(int64_t start, int64_t end, int64_t step)
+{
+	if (step <= 0 || PartitionStart(start, step) != start)
+		return false;
+	const std::optional<int64_t> expected = PartitionEnd(start, step);
+	return expected && *expected == end;
 }
 
 std::string CreateIdPartitionsSql(std::string_view partman_schema, int partman_major)
@@ -180,6 +191,12 @@ std::string PartitionIsEmptySql(std::string_view table)
 }
 
 std::string DropPartitionSql(std::string_view table) { return "DROP TABLE " + QualifiedTable(table); }
+
+std::string CreatePartmanMoveTableSql(std::string_view default_table)
+{
+	return "CREATE TEMP TABLE IF NOT EXISTS partman_temp_data_storage (LIKE " + QualifiedTable(default_table) +
+	       " INCLUDING INDEXES) ON COMMIT DROP";
+}
 
 std::string DefaultPartitionName(std::string_view table) { return std::string(table) + "_default"; }
 
@@ -255,5 +272,25 @@ std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_
 }
 
 std::string DropTableSql(std::string_view table) { return "DROP TABLE " + QualifiedTable(table); }
+
+std::string TableGrantsSql()
+{
+	// The owner's own entry is implicit in a new table.
+	return "SELECT CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN NULL "
+	       "ELSE pg_catalog.pg_get_userbyid(a.grantee)::pg_catalog.text END, a.privilege_type, a.is_grantable "
+	       "FROM pg_catalog.pg_class c CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a "
+	       "WHERE c.oid OPERATOR(pg_catalog.=) $1 AND a.grantee OPERATOR(pg_catalog.<>) c.relowner";
+}
+
+std::string GrantSql(std::string_view table, std::string_view privilege, const std::optional<std::string> &grantee,
+                     bool grantable)
+{
+	static constexpr std::string_view kTablePrivileges[] = {"SELECT", "INSERT",     "UPDATE",  "DELETE",
+	                                                        "TRUNCATE", "REFERENCES", "TRIGGER"};
+	if (std::find(std::begin(kTablePrivileges), std::end(kTablePrivileges), privilege) == std::end(kTablePrivileges))
+		throw CoreError(ErrorKind::Internal, "not a table privilege: " + std::string(privilege));
+	return "GRANT " + std::string(privilege) + " ON " + QualifiedTable(table) + " TO " +
+	       (grantee ? QuoteIdentifier(*grantee) : std::string("PUBLIC")) + (grantable ? " WITH GRANT OPTION" : "");
+}
 
 }  // namespace pgmq::core

@@ -320,7 +320,9 @@ TEST(Messages, OldArchiveNameMustBeAnIdentifier)
 
 TEST(Statements, ValuesAreParameters)
 {
-	EXPECT_EQ(Params(pgmq::core::MaintainedTablesSql("partman")), (std::set<int>{1}));
+	EXPECT_TRUE(Params(pgmq::core::PartConfigSql("partman")).empty());
+	EXPECT_TRUE(Params(pgmq::core::QueueNamesSql()).empty());
+	EXPECT_EQ(Params(pgmq::core::TableGrantsSql()), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::RunPartmanMaintenanceSql("partman")), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::IdPositionSql("q_x", "a_x", true, true)), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::IdPartitionsSql()), (std::set<int>{1}));
@@ -331,13 +333,13 @@ TEST(Statements, ValuesAreParameters)
 	EXPECT_EQ(Params(pgmq::core::NextBatchSql("q_x")), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::SetLocalLockTimeoutSql()), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::RelationExistsSql()), (std::set<int>{1}));
-	EXPECT_TRUE(Params(pgmq::core::WaitForPartmanMaintenanceLockSql()).empty());
+	EXPECT_TRUE(Params(pgmq::core::TryPartmanMaintenanceLockSql()).empty());
 }
 
 TEST(Statements, PartmanSchemaIsQuotedAndDiscovered)
 {
 	for (const std::string &sql :
-	     {pgmq::core::MaintainedTablesSql("my partman"), pgmq::core::RunPartmanMaintenanceSql("my partman"),
+	     {pgmq::core::PartConfigSql("my partman"), pgmq::core::RunPartmanMaintenanceSql("my partman"),
 	      pgmq::core::CreateIdPartitionsSql("my partman", 4), pgmq::core::MoveOutOfDefaultSql("my partman", PartitionKind::ById),
 	      pgmq::core::MoveFromTableSql("my partman", PartitionKind::ById)}) {
 		EXPECT_TRUE(Contains(sql, "\"my partman\".")) << sql;
@@ -359,7 +361,7 @@ TEST(Statements, TablesAreQuotedInSchemaPgmq)
 	const std::string evil = "q_x\"; DROP TABLE t; --";
 	for (const std::string &sql :
 	     {pgmq::core::IdPositionSql(evil, evil, true, true), pgmq::core::PartitionIsEmptySql(evil),
-	      pgmq::core::DropPartitionSql(evil), pgmq::core::DefaultHasRowsSql(evil), pgmq::core::AnalyzeSql(evil),
+	      pgmq::core::DropPartitionSql(evil), pgmq::core::DefaultHasRowsSql(evil), pgmq::core::CreatePartmanMoveTableSql(evil), pgmq::core::AnalyzeSql(evil),
 	      pgmq::core::NextBatchSql(evil), pgmq::core::LockTableShareSql(evil), pgmq::core::DropTableSql(evil),
 	      pgmq::core::RenameTableSql(evil, evil), pgmq::core::CreateConvertedArchiveSql(evil, evil, kById)}) {
 		EXPECT_TRUE(Contains(sql, "pgmq.\"q_x\"\"; DROP TABLE t; --")) << sql;
@@ -393,12 +395,48 @@ TEST(Statements, ConvertedArchive)
 	EXPECT_EQ(pgmq::core::ConvertedArchiveIndexStatements("x", kByTime).size(), 1u);
 }
 
-TEST(Statements, MaintainedTablesFollowPartmansAutomaticMaintenance)
+TEST(Statements, PartConfigReadsNoQueueTableAndCallsNothingInPgmq)
 {
-	const std::string sql = pgmq::core::MaintainedTablesSql("partman");
+	const std::string sql = pgmq::core::PartConfigSql("partman");
 	EXPECT_TRUE(Contains(sql, "automatic_maintenance OPERATOR(pg_catalog.=) 'on'"));
 	EXPECT_TRUE(Contains(sql, "NOT c.undo_in_progress"));
-	EXPECT_TRUE(Contains(sql, "pgmq.format_table_name($1, 'q')"));
+	// A bad row in pgmq.meta made format_table_name fail the whole listing.
+	EXPECT_FALSE(Contains(sql, "pgmq.format_table_name"));
+	EXPECT_FALSE(Contains(pgmq::core::QueueNamesSql(), "format_table_name"));
+}
+
+TEST(Statements, MaintenanceTriesPartmansLockInsteadOfWaiting)
+{
+	EXPECT_TRUE(Contains(pgmq::core::TryPartmanMaintenanceLockSql(), "pg_try_advisory_xact_lock"));
+}
+
+TEST(Statements, PartitionsComeWithTheirSchemaOwnerAndBothBounds)
+{
+	const std::string sql = pgmq::core::IdPartitionsSql();
+	EXPECT_TRUE(Contains(sql, "nspname OPERATOR(pg_catalog.=) 'pgmq'"));
+	EXPECT_TRUE(Contains(sql, "relowner OPERATOR(pg_catalog.=) p.relowner"));
+	EXPECT_TRUE(Contains(sql, " TO \\("));
+	EXPECT_TRUE(QuotesBalanced(sql));
+}
+
+TEST(IsPartmanIdPartition, AlignedAndOneIntervalWide)
+{
+	EXPECT_TRUE(pgmq::core::IsPartmanIdPartition(10, 20, 10));
+	EXPECT_TRUE(pgmq::core::IsPartmanIdPartition(-10, 0, 10));
+	EXPECT_FALSE(pgmq::core::IsPartmanIdPartition(10, 30, 10));  // attached with other bounds
+	EXPECT_FALSE(pgmq::core::IsPartmanIdPartition(5, 15, 10));
+	EXPECT_FALSE(pgmq::core::IsPartmanIdPartition(kMax - 7, kMax, 10));
+	EXPECT_FALSE(pgmq::core::IsPartmanIdPartition(0, 10, 0));
+}
+
+TEST(Statements, GrantsCarriedOver)
+{
+	EXPECT_EQ(pgmq::core::GrantSql("a_x", "SELECT", std::string("app"), false), "GRANT SELECT ON pgmq.\"a_x\" TO \"app\"");
+	EXPECT_EQ(pgmq::core::GrantSql("a_x", "INSERT", std::nullopt, true),
+	          "GRANT INSERT ON pgmq.\"a_x\" TO PUBLIC WITH GRANT OPTION");
+	EXPECT_EQ(pgmq::core::GrantSql("a_x", "DELETE", std::string("we\"ird"), false), "GRANT DELETE ON pgmq.\"a_x\" TO \"we\"\"ird\"");
+	EXPECT_THROW(pgmq::core::GrantSql("a_x", "SELECT; DROP TABLE t", std::nullopt, false), CoreError);
+	EXPECT_TRUE(Contains(pgmq::core::TableGrantsSql(), "aclexplode"));
 }
 
 }  // namespace
