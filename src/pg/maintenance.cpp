@@ -178,7 +178,6 @@ void ListMaintainedTables(const Partman &partman, const char *only_queue_table, 
 		const bool valid = TryCore(failure, [&] {
 			const std::string_view name(queue_name);
 			core::CheckQueueNameCharacters(name);
-			core::CheckQueueNameLength(name);
 			core::WriteQueueTableNames(name, tables[0], tables[1], NAMEDATALEN);
 		});
 		if (!valid) {
