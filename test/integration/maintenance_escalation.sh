@@ -13,7 +13,9 @@
 #    queue's table: retention does not drop that other queue's table;
 #  - puts a trigger on its queue and has a superuser recover it: the trigger
 #    runs, as the tenant;
-#  - holds pg_partman's maintenance lock: maintenance moves on at once.
+#  - holds pg_partman's maintenance lock: maintenance moves on at once;
+#  - calls maintenance itself: its queues are maintained, the superuser's
+#    skipped with a WARNING.
 # The server log must show no crashed process. Takes about 20 seconds.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -119,6 +121,16 @@ check "the CALL premade the superuser's queue too" "SELECT max(premade_until::bi
 check "the other queue's table pgmq.q_victim still exists (CALL)" "SELECT to_regclass('pgmq.q_victim') IS NOT NULL"
 out=$(sql "CALL pgmq.run_partition_maintenance('pe')" 2>&1) || fail "run_partition_maintenance('pe') failed: $out"
 not_superuser "after a superuser's CALL pgmq.run_partition_maintenance('pe')"
+
+# The tenant's own CALL maintains its queue and skips the superuser's, whose
+# privileges it lacks, with a WARNING (as VACUUM skips a table it does not own).
+send_ok ok_app 20
+send_ok ok_su 20
+out=$(as_app "CALL pgmq.run_partition_maintenance()" 2>&1) || fail "the tenant's maintenance failed: $out"
+grep -q 'skips pgmq.q_ok_su (queue "ok_su"): it belongs to role' <<<"$out" ||
+  fail "no WARNING skipping the superuser's queue: $out"
+check "the tenant's CALL premade its own queue (to 79)" "SELECT max(premade_until::bigint) >= 79 FROM pgmq.partition_status('ok_app')"
+check "and left the superuser's alone" "SELECT max(premade_until::bigint) < 79 FROM pgmq.partition_status('ok_su')"
 
 # --- recovery by a superuser runs the tenant's trigger as the tenant
 as_app "SELECT pgmq.create_partitioned('pt', '10', '1000', 1);
