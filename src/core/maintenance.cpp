@@ -17,29 +17,27 @@ std::string Partman(std::string_view partman_schema) { return QuoteIdentifier(pa
 
 }  // namespace
 
-std::string MaintainedTablesSql(std::string_view partman_schema)
+std::string PartConfigSql(std::string_view partman_schema)
 {
-	// The table names come from pgmq.format_table_name, the one rule that
-	// maps a queue name to its tables; partman names parents unquoted.
-	return "SELECT m.queue_name::pg_catalog.text, c.parent_table, t.table_name, t.queue_table, t.is_archive, "
-	       "c.control, c.partition_interval, c.premake, c.retention, "
-	       "(c.retention_keep_table OR c.retention_schema IS NOT NULL) "
-	       "FROM pgmq.meta m "
-	       "CROSS JOIN LATERAL (SELECT pgmq.format_table_name(m.queue_name::pg_catalog.text, 'q') AS queue_table) q "
-	       "CROSS JOIN LATERAL (VALUES (q.queue_table, q.queue_table, false), "
-	       "(pgmq.format_table_name(m.queue_name::pg_catalog.text, 'a'), q.queue_table, true)) "
-	       "t(table_name, queue_table, is_archive) "
-	       "JOIN " +
+	// Only configuration: no queue table is read, and no function of
+	// schema pgmq is called (a role with CREATE there could overload it).
+	return "SELECT c.parent_table, c.control, c.partition_interval, c.premake, c.retention, "
+	       "(c.retention_keep_table OR c.retention_schema IS NOT NULL), "
+	       "c.automatic_maintenance OPERATOR(pg_catalog.=) 'on' "
+	       "FROM " +
 	       Partman(partman_schema) +
-	       ".part_config c ON c.parent_table OPERATOR(pg_catalog.=) ('pgmq.' OPERATOR(pg_catalog.||) t.table_name) "
-	       "WHERE NOT c.undo_in_progress AND CASE WHEN $1 IS NULL THEN c.automatic_maintenance OPERATOR(pg_catalog.=) 'on' "
-	       "ELSE q.queue_table OPERATOR(pg_catalog.=) pgmq.format_table_name($1, 'q') END "
-	       "ORDER BY m.queue_name, t.is_archive";
+	       ".part_config c "
+	       "WHERE NOT c.undo_in_progress AND c.parent_table OPERATOR(pg_catalog.~~) 'pgmq.%'";
 }
 
-std::string WaitForPartmanMaintenanceLockSql()
+std::string QueueNamesSql()
 {
-	return "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('pg_partman run_maintenance'))";
+	return "SELECT m.queue_name::pg_catalog.text FROM pgmq.meta m ORDER BY m.queue_name";
+}
+
+std::string TryPartmanMaintenanceLockSql()
+{
+	return "SELECT pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('pg_partman run_maintenance'))";
 }
 
 std::string RunPartmanMaintenanceSql(std::string_view partman_schema)
@@ -58,25 +56,57 @@ std::string IdPositionSql(std::string_view queue_table, std::string_view table, 
 	return sql;
 }
 
-int64_t PartitionStart(int64_t id, int64_t step) { return id - id % step; }
+int64_t PartitionStart(int64_t id, int64_t step)
+{
+	// Floor, not truncation: -5 lies in [-10, 0), not in [0, 10). The floor
+	// of the lowest ids lies below INT64_MIN: their partition starts there.
+	int64_t rem = id % step;
+	if (rem < 0)
+		rem += step;
+	int64_t start = 0;
+	if (__builtin_sub_overflow(id, rem, &start))
+		return std::numeric_limits<int64_t>::min();
+	return start;
+}
+
+std::optional<int64_t> PartitionEnd(int64_t start, int64_t step)
+{
+	int64_t end = 0;
+	if (__builtin_add_overflow(start, step, &end))
+		return std::nullopt;
+	return end;
+}
 
 std::vector<int64_t> PremakeStarts(const IdPosition &position, const std::vector<int64_t> &existing)
 {
 	if (position.step <= 0 || position.premake < 0)
 		throw CoreError(ErrorKind::Internal, "partition step and premake must be positive");
 	const int64_t step = position.step;
+	std::vector<int64_t> missing;
+	// The highest partition there can be: its end (exclusive) must be an int8.
+	const int64_t highest = PartitionStart(std::numeric_limits<int64_t>::max() - step, step);
 	const int64_t newest = PartitionStart(position.last_id.value_or(0), step);
-	const int64_t top = newest + static_cast<int64_t>(position.premake) * step;
+	int64_t ahead = 0;
+	int64_t top = 0;
+	if (__builtin_mul_overflow(static_cast<int64_t>(position.premake), step, &ahead) ||
+	    __builtin_add_overflow(newest, ahead, &top) || top > highest)
+		top = highest;
 	int64_t low = newest;
 	if (position.oldest_queued)
 		low = std::min(low, PartitionStart(*position.oldest_queued, step));
-	if (position.default_max)
-		low = std::max(low, PartitionStart(*position.default_max, step) + step);
+	if (position.default_max) {
+		const std::optional<int64_t> above = PartitionEnd(PartitionStart(*position.default_max, step), step);
+		if (!above)
+			return missing;  // rows up to the very top wait in the default partition
+		low = std::max(low, *above);
+	}
 	// Newest first, so that a range too long for one run fills from the top.
-	std::vector<int64_t> missing;
-	for (int64_t start = top; start >= low && missing.size() < kMaxPremadePerRun; start -= step)
+	for (int64_t start = top; start >= low && missing.size() < kMaxPremadePerRun;) {
 		if (!std::binary_search(existing.begin(), existing.end(), start))
 			missing.push_back(start);
+		if (__builtin_sub_overflow(start, step, &start))
+			break;
+	}
 	std::reverse(missing.begin(), missing.end());
 	return missing;
 }
@@ -88,12 +118,14 @@ std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retentio
 		return drops;
 	std::sort(starts.begin(), starts.end());
 	starts.pop_back();  // never the highest partition
-	const int64_t limit = *position.last_id - retention;
+	int64_t limit = 0;
+	if (__builtin_sub_overflow(*position.last_id, retention, &limit))
+		return drops;  // the line lies below every id: nothing is that old
 	for (int64_t start : starts) {
-		const int64_t end = start + position.step;  // exclusive
-		if (end > limit)
+		const std::optional<int64_t> end = PartitionEnd(start, position.step);  // exclusive
+		if (!end || *end > limit)
 			continue;
-		if (position.oldest_queued && end > *position.oldest_queued)
+		if (position.oldest_queued && *end > *position.oldest_queued)
 			continue;
 		drops.push_back(start);
 	}
@@ -102,10 +134,23 @@ std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retentio
 
 std::string IdPartitionsSql()
 {
-	return "SELECT c.relname::pg_catalog.text, (pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, c.oid), "
-	       "'^FOR VALUES FROM \\(''?(-?[0-9]+)''?\\)'))[1]::pg_catalog.int8 "
+	return "SELECT c.relname::pg_catalog.text, b.bound[1]::pg_catalog.int8, b.bound[2]::pg_catalog.int8, "
+	       "n.nspname OPERATOR(pg_catalog.=) 'pgmq'::pg_catalog.name AND c.relkind OPERATOR(pg_catalog.=) 'r'::pg_catalog.\"char\" "
+	       "AND c.relowner OPERATOR(pg_catalog.=) p.relowner "
 	       "FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) i.inhrelid "
-	       "WHERE i.inhparent OPERATOR(pg_catalog.=) $1::pg_catalog.regclass";
+	       "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+	       "JOIN pg_catalog.pg_class p ON p.oid OPERATOR(pg_catalog.=) i.inhparent "
+	       "CROSS JOIN LATERAL (SELECT pg_catalog.regexp_match(pg_catalog.pg_get_expr(c.relpartbound, c.oid), "
+	       "'^FOR VALUES FROM \\(''?(-?[0-9]+)''?\\) TO \\(''?(-?[0-9]+)''?\\)$')) b(bound) "
+	       "WHERE i.inhparent OPERATOR(pg_catalog.=) $1";
+}
+
+bool IsPartmanIdPartition(int64_t start, int64_t end, int64_t step)
+{
+	if (step <= 0 || PartitionStart(start, step) != start)
+		return false;
+	const std::optional<int64_t> expected = PartitionEnd(start, step);
+	return expected && *expected == end;
 }
 
 std::string CreateIdPartitionsSql(std::string_view partman_schema, int partman_major)
@@ -129,7 +174,8 @@ bool BatchNeedsLock(const std::optional<int64_t> &last_id, const std::optional<i
 		return false;  // nothing to move
 	// The batch covers the partition of default_min; new messages get ids
 	// above last_id.
-	return PartitionStart(*default_min, step) + step > last_id.value_or(0);
+	const std::optional<int64_t> end = PartitionEnd(PartitionStart(*default_min, step), step);
+	return !end || *end > last_id.value_or(0);
 }
 
 std::string SetLocalLockTimeoutSql() { return "SELECT pg_catalog.set_config('lock_timeout', $1, true)"; }
@@ -145,6 +191,12 @@ std::string PartitionIsEmptySql(std::string_view table)
 }
 
 std::string DropPartitionSql(std::string_view table) { return "DROP TABLE " + QualifiedTable(table); }
+
+std::string CreatePartmanMoveTableSql(std::string_view default_table)
+{
+	return "CREATE TEMP TABLE IF NOT EXISTS partman_temp_data_storage (LIKE " + QualifiedTable(default_table) +
+	       " INCLUDING INDEXES) ON COMMIT DROP";
+}
 
 std::string DefaultPartitionName(std::string_view table) { return std::string(table) + "_default"; }
 
@@ -220,5 +272,25 @@ std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_
 }
 
 std::string DropTableSql(std::string_view table) { return "DROP TABLE " + QualifiedTable(table); }
+
+std::string TableGrantsSql()
+{
+	// The owner's own entry is implicit in a new table.
+	return "SELECT CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN NULL "
+	       "ELSE pg_catalog.pg_get_userbyid(a.grantee)::pg_catalog.text END, a.privilege_type, a.is_grantable "
+	       "FROM pg_catalog.pg_class c CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a "
+	       "WHERE c.oid OPERATOR(pg_catalog.=) $1 AND a.grantee OPERATOR(pg_catalog.<>) c.relowner";
+}
+
+std::string GrantSql(std::string_view table, std::string_view privilege, const std::optional<std::string> &grantee,
+                     bool grantable)
+{
+	static constexpr std::string_view kTablePrivileges[] = {"SELECT", "INSERT",     "UPDATE",  "DELETE",
+	                                                        "TRUNCATE", "REFERENCES", "TRIGGER"};
+	if (std::find(std::begin(kTablePrivileges), std::end(kTablePrivileges), privilege) == std::end(kTablePrivileges))
+		throw CoreError(ErrorKind::Internal, "not a table privilege: " + std::string(privilege));
+	return "GRANT " + std::string(privilege) + " ON " + QualifiedTable(table) + " TO " +
+	       (grantee ? QuoteIdentifier(*grantee) : std::string("PUBLIC")) + (grantable ? " WITH GRANT OPTION" : "");
+}
 
 }  // namespace pgmq::core

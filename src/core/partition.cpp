@@ -50,6 +50,9 @@ PartitionPlan PlanPartitioning(std::string_view partition_interval, std::string_
 {
 	if (premake < 1)
 		throw CoreError(ErrorKind::InvalidParameter, "premake must be at least 1, got " + std::to_string(premake));
+	if (premake > kMaxPremake)
+		throw CoreError(ErrorKind::InvalidParameter, "premake must be at most " + std::to_string(kMaxPremake) +
+		                                                 ", got " + std::to_string(premake));
 	const auto partition_ids = ParseIntervalIds("partition_interval", partition_interval);
 	const auto retention_ids = ParseIntervalIds("retention_interval", retention_interval);
 	if (partition_ids.has_value() != retention_ids.has_value())

@@ -30,13 +30,15 @@
 
 extern "C" {
 #include "catalog/namespace.h"
-#include "catalog/pg_class_d.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 using namespace pgmq;
@@ -54,6 +56,17 @@ constexpr int kMaxRecoveryRounds = 5;
 // First key of the session advisory lock that keeps two recoveries of one
 // queue apart ('pgmq').
 constexpr int32 kRecoveryLockKey = 0x70676d71;
+
+// The owner of relation relid (which exists).
+Oid RelationOwnerOf(Oid relid)
+{
+	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation %u does not exist", relid)));
+	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
 
 // Whether the procedure was called with CALL outside a transaction block
 // (or from a procedure that was), where it may commit.
@@ -100,30 +113,57 @@ constexpr const char *kBatchLockTimeoutMs = "2000";
 int64 MoveOneBatch(const Partman &partman, const MaintainedTable &table)
 {
 	int64 moved = 0;
-	RunCore([&] {
-		bool lock = true;
-		if (!table.is_archive && table.kind == core::PartitionKind::ById) {
+	bool has_default = false;
+	// pg_partman moves the rows through a temporary table, which PostgreSQL
+	// forbids under SECURITY_RESTRICTED_OPERATION: made first, as the owner
+	// (a table LIKE the default partition runs none of its code), with
+	// pg_partman's own statement, which it then skips as existing.
+	AsTableOwner(
+		table,
+		[&] {
+			RunCore([&] {
+				const std::string default_table = core::DefaultPartitionName(table.table);
+				Oid types[1] = {TEXTOID};
+				Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
+				ExecuteOnce(core::RelationExistsSql(), 1, types, values);
+				bool isnull = true;
+				has_default = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+				if (has_default)
+					ExecuteOnce(core::CreatePartmanMoveTableSql(default_table));
+			});
+		},
+		false);
+	if (!has_default)
+		return 0;
+	AsTableOwner(table, [&] {
+		// pg_partman's "relation already exists, skipping" on every batch.
+		(void) set_config_option("client_min_messages", "warning", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
+		                         false);
+		RunCore([&] {
+			bool lock = true;
+			if (!table.is_archive && table.kind == core::PartitionKind::ById) {
+				Oid types[1] = {TEXTOID};
+				Datum values[1] = {TextDatum(core::QualifiedTable(table.queue_table))};
+				ExecuteOnce(core::NextBatchSql(table.table), 1, types, values);
+				bool last_null = true, min_null = true;
+				const Datum last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &last_null);
+				const Datum min = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &min_null);
+				lock = core::BatchNeedsLock(last_null ? std::nullopt : std::optional<int64_t>(DatumGetInt64(last)),
+				                            min_null ? std::nullopt : std::optional<int64_t>(DatumGetInt64(min)), table.step);
+			}
+			if (lock) {
+				Oid types[1] = {TEXTOID};
+				Datum values[1] = {TextDatum(kBatchLockTimeoutMs)};
+				ExecuteOnce(core::SetLocalLockTimeoutSql(), 1, types, values);
+				ExecuteOnce(core::LockTableShareSql(table.table));
+			}
 			Oid types[1] = {TEXTOID};
-			Datum values[1] = {TextDatum(core::QualifiedTable(table.queue_table))};
-			ExecuteOnce(core::NextBatchSql(table.table), 1, types, values);
-			bool last_null = true, min_null = true;
-			const Datum last = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &last_null);
-			const Datum min = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &min_null);
-			lock = core::BatchNeedsLock(last_null ? std::nullopt : std::optional<int64_t>(DatumGetInt64(last)),
-			                            min_null ? std::nullopt : std::optional<int64_t>(DatumGetInt64(min)), table.step);
-		}
-		if (lock) {
-			Oid types[1] = {TEXTOID};
-			Datum values[1] = {TextDatum(kBatchLockTimeoutMs)};
-			ExecuteOnce(core::SetLocalLockTimeoutSql(), 1, types, values);
-			ExecuteOnce(core::LockTableShareSql(table.table));
-		}
-		Oid types[1] = {TEXTOID};
-		Datum values[1] = {TextDatum(table.parent)};
-		ExecuteOnce(core::MoveOutOfDefaultSql(partman.schema, table.kind), 1, types, values);
-		bool isnull = true;
-		const Datum rows = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		moved = isnull ? 0 : DatumGetInt64(rows);
+			Datum values[1] = {TextDatum(table.parent)};
+			ExecuteOnce(core::MoveOutOfDefaultSql(partman.schema, table.kind), 1, types, values);
+			bool isnull = true;
+			const Datum rows = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			moved = isnull ? 0 : DatumGetInt64(rows);
+		});
 	});
 	return moved;
 }
@@ -164,10 +204,15 @@ int64 EmptyDefaultPartition(const Partman &partman, const MaintainedTable &table
 	}
 }
 
-// The guide's three steps for one table, committing as it goes. keep:
-// memory that outlives the commits.
-void RecoverTable(const Partman &partman, const MaintainedTable &table, MemoryContext keep)
+// The guide's three steps for one table, committing as it goes, as its
+// owner (see CheckMaintainedTable). keep: memory that outlives the commits.
+void RecoverTable(const Partman &partman, MaintainedTable &table, MemoryContext keep)
 {
+	char why[2 * NAMEDATALEN + 128];
+	int sqlstate = 0;
+	if (!CheckMaintainedTable(&table, why, sizeof why, &sqlstate))
+		ereport(ERROR, (errcode(sqlstate), errmsg("recovery of queue \"%s\" refuses %s: %s", table.queue_name,
+		                                          table.parent, why)));
 	const bool by_id = table.kind == core::PartitionKind::ById;
 	int64 unused = 0;
 	// Partitions above everything that spilled first, so that new messages
@@ -184,7 +229,9 @@ void RecoverTable(const Partman &partman, const MaintainedTable &table, MemoryCo
 		// messages still go to (by time: the current one), as a batch may.
 		ErrorData *error = InSubtransaction(
 			[&] {
-				RunPartmanMaintenance(partman, table, kBatchLockTimeoutMs);
+				if (!RunPartmanMaintenance(partman, table, kBatchLockTimeoutMs))
+					ereport(ERROR, (errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					                errmsg("another session holds pg_partman's maintenance lock")));
 				if (by_id)
 					MaintainFromSequence(partman, table, true, &unused, &unused);
 			},
@@ -213,14 +260,16 @@ void RecoverTable(const Partman &partman, const MaintainedTable &table, MemoryCo
 		pg_usleep(100000L * round);
 	}
 	// The metric default_partition_length reads the planner's statistics.
-	RunCore([&] {
-		const std::string default_table = core::DefaultPartitionName(table.table);
-		Oid types[1] = {TEXTOID};
-		Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
-		ExecuteOnce(core::RelationExistsSql(), 1, types, values);
-		bool isnull = true;
-		if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
-			ExecuteOnce(core::AnalyzeSql(default_table));
+	AsTableOwner(table, [&] {
+		RunCore([&] {
+			const std::string default_table = core::DefaultPartitionName(table.table);
+			Oid types[1] = {TEXTOID};
+			Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
+			ExecuteOnce(core::RelationExistsSql(), 1, types, values);
+			bool isnull = true;
+			if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
+				ExecuteOnce(core::AnalyzeSql(default_table));
+		});
 	});
 	CommitBetweenTables(Commits::kProcedure);
 	ereport(NOTICE, (errmsg("%s: %lld messages moved out of its default partition in %d batches; maintenance succeeds",
@@ -237,10 +286,10 @@ PGMQ_FUNCTION(pgmq_run_partition_maintenance)
 {
 	const bool nonatomic = NonAtomicCall(fcinfo);
 	QueueRef queue;
-	text *queue_name = nullptr;
+	const char *queue_table = nullptr;
 	if (!PG_ARGISNULL(0)) {
 		ResolveQueue(fcinfo, 0, &queue);
-		queue_name = PG_GETARG_TEXT_PP(0);
+		queue_table = queue.queue_table;
 	}
 	// Outlives the commits: it belongs to the CALL, not to a transaction.
 	MemoryContext keep = CurrentMemoryContext;
@@ -249,14 +298,14 @@ PGMQ_FUNCTION(pgmq_run_partition_maintenance)
 	FindPartman(&partman);
 	RequirePartman(partman);
 	MaintainedTables list;
-	ListMaintainedTables(partman, queue_name, keep, &list);
-	if (queue_name != nullptr && list.count == 0)
+	ListMaintainedTables(partman, queue_table, keep, &list);
+	if (queue_table != nullptr && list.count == 0)
 		NotPartitioned(queue);
 	MaintenanceTally tally{};
-	MaintainTables(partman, list, nonatomic ? Commits::kProcedure : Commits::kNone, &tally);
-	ereport(DEBUG1, (errmsg("pgmq partition maintenance: %d tables, %d failed, %d with messages in the default "
-	                        "partition, %lld partitions premade, %lld dropped",
-	                        tally.tables, tally.failures, tally.spilled, static_cast<long long>(tally.created),
+	MaintainTables(partman, &list, nonatomic ? Commits::kProcedure : Commits::kNone, &tally);
+	ereport(DEBUG1, (errmsg("pgmq partition maintenance: %d tables, %d failed, %d skipped, %d with messages in the "
+	                        "default partition, %lld partitions premade, %lld dropped",
+	                        tally.tables, tally.failures, tally.skipped, tally.spilled, static_cast<long long>(tally.created),
 	                        static_cast<long long>(tally.dropped))));
 	SpiFinish();
 	PG_RETURN_VOID();
@@ -278,14 +327,13 @@ PGMQ_FUNCTION(pgmq_recover_partitioned_queue)
 		                        "and not from a function.")));
 	QueueRef queue;
 	ResolveQueue(fcinfo, 0, &queue);
-	text *queue_name = PG_GETARG_TEXT_PP(0);
 	MemoryContext keep = CurrentMemoryContext;
 	ConnectSpi(true);
 	Partman partman;
 	FindPartman(&partman);
 	RequirePartman(partman);
 	MaintainedTables list;
-	ListMaintainedTables(partman, queue_name, keep, &list);
+	ListMaintainedTables(partman, queue.queue_table, keep, &list);
 	if (list.count == 0)
 		NotPartitioned(queue);
 	// One recovery of a queue at a time: a second one waits, then finds
@@ -347,53 +395,80 @@ PGMQ_FUNCTION(pgmq_convert_archive_partitioned)
 		core::CheckPartitionedQueueName(std::string_view(queue.name, queue.name_len));
 		core::PlanPartitioning(partition_text, retention_text, 1);
 	});
+	// Everything below runs as the archive's owner, under
+	// SECURITY_RESTRICTED_OPERATION (its triggers fire as rows move): only
+	// a role with the owner's privileges may convert it.
+	const Oid owner = RelationOwnerOf(archive_relid);
+	if (!has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("must be owner of table %s", queue.archive_table)));
 	SpiConnect();
 	Partman partman;
 	FindPartman(&partman);
 	RequirePartman(partman);
 	LockQueueName(queue);
 	int64 kept = 0;
-	RunCore([&] {
-		const std::string_view name(queue.name, queue.name_len);
-		const core::PartitionPlan plan = core::PlanPartitioning(partition_text, retention_text, 1);
-		text *const interval = reinterpret_cast<text *>(
-			DatumGetPointer(TextDatum(core::PartmanIntervalInput(partition_text, partman.major_version))));
-		if (plan.kind == core::PartitionKind::ByTime) {
-			// A clear interval error before partman sees the value (as create_partitioned).
-			Oid types[2] = {TEXTOID, TEXTOID};
-			Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(core::IntervalDuration(partition_text))};
-			ExecuteOnce("SELECT $1::pg_catalog.interval, $2::pg_catalog.interval", 2, types, values);
-		}
-		const std::string archive = queue.archive_table;
-		const std::string old = core::OldArchiveTable(archive);
-		const std::string parent = core::PartmanParentName(archive);
-		ExecuteOnce(core::RenameTableSql(archive, old));
-		ExecuteOnce(core::CreateConvertedArchiveSql(archive, old, plan));
-		{
-			Oid types[4] = {TEXTOID, TEXTOID, TEXTOID, INT4OID};
-			// premake 4: what upstream gets by leaving pg_partman's default.
-			Datum values[4] = {TextDatum(parent), TextDatum(plan.archive_column), PointerGetDatum(interval),
-			                   Int32GetDatum(4)};
-			ExecuteOnce(core::CreateParentSql(partman.schema, partman.major_version), 4, types, values);
-		}
-		{
-			Oid types[2] = {TEXTOID, TEXTOID};
-			Datum values[2] = {TextDatum(parent), TextDatum(core::PartmanParentName(old))};
-			for (;;) {
-				ExecuteOnce(core::MoveFromTableSql(partman.schema, plan.kind), 2, types, values);
-				bool isnull = true;
-				const Datum rows = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-				if (isnull || DatumGetInt64(rows) <= 0)
-					break;
-				kept += DatumGetInt64(rows);
+	AsOwner(owner, [&] {
+		RunCore([&] {
+			const std::string_view name(queue.name, queue.name_len);
+			const core::PartitionPlan plan = core::PlanPartitioning(partition_text, retention_text, 1);
+			text *const interval = reinterpret_cast<text *>(
+				DatumGetPointer(TextDatum(core::PartmanIntervalInput(partition_text, partman.major_version))));
+			if (plan.kind == core::PartitionKind::ByTime) {
+				// A clear interval error before partman sees the value (as create_partitioned).
+				Oid types[2] = {TEXTOID, TEXTOID};
+				Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(core::IntervalDuration(partition_text))};
+				ExecuteOnce("SELECT $1::pg_catalog.interval, $2::pg_catalog.interval", 2, types, values);
 			}
-		}
-		ExecuteOnce(core::DropTableSql(old));
-		for (const std::string &statement : core::ConvertedArchiveIndexStatements(name, plan))
-			ExecuteOnce(statement);
-		Oid types[2] = {TEXTOID, TEXTOID};
-		Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(parent)};
-		ExecuteOnce(core::ConfigureRetentionSql(partman.schema), 2, types, values);
+			const std::string archive = queue.archive_table;
+			const std::string old = core::OldArchiveTable(archive);
+			const std::string parent = core::PartmanParentName(archive);
+			// The grants of the old archive go to the new one (upstream loses
+			// them, and archive() then fails for the roles that had them).
+			std::vector<std::string> grants;
+			{
+				Oid types[1] = {OIDOID};
+				Datum values[1] = {ObjectIdGetDatum(archive_relid)};
+				const uint64 rows = ExecuteOnce(core::TableGrantsSql(), 1, types, values);
+				for (uint64 i = 0; i < rows; i++) {
+					const char *grantee = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+					const char *privilege = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+					bool isnull = true;
+					const bool grantable =
+						DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull)) && !isnull;
+					grants.push_back(core::GrantSql(archive, privilege ? privilege : "",
+					                                grantee ? std::optional<std::string>(grantee) : std::nullopt, grantable));
+				}
+			}
+			ExecuteOnce(core::RenameTableSql(archive, old));
+			ExecuteOnce(core::CreateConvertedArchiveSql(archive, old, plan));
+			for (const std::string &grant : grants)
+				ExecuteOnce(grant);
+			{
+				Oid types[4] = {TEXTOID, TEXTOID, TEXTOID, INT4OID};
+				// premake 4: what upstream gets by leaving pg_partman's default.
+				Datum values[4] = {TextDatum(parent), TextDatum(plan.archive_column), PointerGetDatum(interval),
+				                   Int32GetDatum(4)};
+				ExecuteOnce(core::CreateParentSql(partman.schema, partman.major_version), 4, types, values);
+			}
+			{
+				Oid types[2] = {TEXTOID, TEXTOID};
+				Datum values[2] = {TextDatum(parent), TextDatum(core::PartmanParentName(old))};
+				for (;;) {
+					ExecuteOnce(core::MoveFromTableSql(partman.schema, plan.kind), 2, types, values);
+					bool isnull = true;
+					const Datum rows = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+					if (isnull || DatumGetInt64(rows) <= 0)
+						break;
+					kept += DatumGetInt64(rows);
+				}
+			}
+			ExecuteOnce(core::DropTableSql(old));
+			for (const std::string &statement : core::ConvertedArchiveIndexStatements(name, plan))
+				ExecuteOnce(statement);
+			Oid types[2] = {TEXTOID, TEXTOID};
+			Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(parent)};
+			ExecuteOnce(core::ConfigureRetentionSql(partman.schema), 2, types, values);
+		});
 	});
 	SpiFinish();
 	ereport(NOTICE, (errmsg("pgmq.%s is partitioned now; its %lld archived messages were kept", queue.archive_table,

@@ -12,8 +12,14 @@
 #include "pgmq/pg/maintenance.hpp"
 
 extern "C" {
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/snapmgr.h"
@@ -63,55 +69,197 @@ Datum Int8ArrayDatum(const std::vector<int64_t> &values)
 // a bug (table names were validated as identifiers).
 void CopyName(char *dst, size_t cap, const char *src)
 {
-	if (strlcpy(dst, src ? src : "", cap) >= cap)
+	if (strlcpy(dst, src ? src : "", cap) >= cap)  // NOLINT
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq: name too long: \"%s\"", src)));
 }
 
 }  // namespace
 
-void ListMaintainedTables(const Partman &partman, text *queue_name, MemoryContext context, MaintainedTables *list)
+namespace {
+
+// Fills table's configuration from row `row` of the part_config result.
+void ReadPartConfig(MaintainedTable *table, SPITupleTable *config, uint64 row)
 {
-	uint64 rows = 0;
+	HeapTuple tuple = config->vals[row];
+	TupleDesc desc = config->tupdesc;
+	bool isnull = true;
+	CopyName(table->parent, sizeof table->parent, SPI_getvalue(tuple, desc, 1));
+	const char *control = SPI_getvalue(tuple, desc, 2);
+	if (control == nullptr)
+		control = "";
+	const char *interval = SPI_getvalue(tuple, desc, 3);
+	table->premake = DatumGetInt32(SPI_getbinval(tuple, desc, 4, &isnull));
+	const char *retention = SPI_getvalue(tuple, desc, 5);
+	table->keeps_tables = DatumGetBool(SPI_getbinval(tuple, desc, 6, &isnull)) && !isnull;
+	table->kind = strcmp(control, "msg_id") == 0 ? core::PartitionKind::ById : core::PartitionKind::ByTime;
+	table->relid = InvalidOid;
+	table->owner = InvalidOid;
+	if (table->kind != core::PartitionKind::ById)
+		return;
 	RunCore([&] {
-		Oid types[1] = {TEXTOID};
-		Datum values[1] = {PointerGetDatum(queue_name)};
-		const char nulls[1] = {NullFlag(queue_name == nullptr)};
-		rows = ExecuteOnce(core::MaintainedTablesSql(partman.schema), 1, types, values, nulls);
+		const std::optional<int64_t> step = core::ParseInt8(interval ? interval : "");
+		const std::optional<int64_t> keep = retention ? core::ParseInt8(retention) : std::nullopt;
+		// A table whose configuration is not what create_partitioned
+		// writes is left to pg_partman alone.
+		if (!step || *step <= 0)
+			table->kind = core::PartitionKind::ByTime;
+		table->step = step.value_or(0);
+		table->has_retention = keep && *keep >= 0;
+		table->retention = keep.value_or(0);
 	});
-	list->count = static_cast<int>(rows);
-	list->tables = static_cast<MaintainedTable *>(MemoryContextAllocZero(context, sizeof(MaintainedTable) * (rows + 1)));
+}
+
+// The part_config row of parent pgmq.<table>, or -1.
+int64 FindPartConfig(SPITupleTable *config, uint64 rows, const char *table)
+{
 	for (uint64 i = 0; i < rows; i++) {
-		MaintainedTable *table = &list->tables[i];
-		HeapTuple row = SPI_tuptable->vals[i];
-		TupleDesc desc = SPI_tuptable->tupdesc;
-		bool isnull;
-		table->queue_name = MemoryContextStrdup(context, SPI_getvalue(row, desc, 1));
-		CopyName(table->parent, sizeof table->parent, SPI_getvalue(row, desc, 2));
-		CopyName(table->table, sizeof table->table, SPI_getvalue(row, desc, 3));
-		CopyName(table->queue_table, sizeof table->queue_table, SPI_getvalue(row, desc, 4));
-		table->is_archive = DatumGetBool(SPI_getbinval(row, desc, 5, &isnull));
-		const char *control = SPI_getvalue(row, desc, 6);
-		if (control == nullptr)
-			control = "";
-		const char *interval = SPI_getvalue(row, desc, 7);
-		table->premake = DatumGetInt32(SPI_getbinval(row, desc, 8, &isnull));
-		const char *retention = SPI_getvalue(row, desc, 9);
-		table->keeps_tables = DatumGetBool(SPI_getbinval(row, desc, 10, &isnull)) && !isnull;
-		table->kind = strcmp(control, "msg_id") == 0 ? core::PartitionKind::ById : core::PartitionKind::ByTime;
-		if (table->kind == core::PartitionKind::ById) {
-			RunCore([&] {
-				const std::optional<int64_t> step = core::ParseInt8(interval ? interval : "");
-				const std::optional<int64_t> keep = retention ? core::ParseInt8(retention) : std::nullopt;
-				// A table whose configuration is not what create_partitioned
-				// writes is left to pg_partman alone.
-				if (!step || *step <= 0)
-					table->kind = core::PartitionKind::ByTime;
-				table->step = step.value_or(0);
-				table->has_retention = keep && *keep >= 0;
-				table->retention = keep.value_or(0);
-			});
+		const char *parent = SPI_getvalue(config->vals[i], config->tupdesc, 1);
+		if (parent != nullptr && strncmp(parent, "pgmq.", 5) == 0 && strcmp(parent + 5, table) == 0)
+			return static_cast<int64>(i);
+	}
+	return -1;
+}
+
+const char *RelkindName(char relkind)
+{
+	switch (relkind) {
+	case RELKIND_RELATION:
+		return "a plain table";
+	case RELKIND_VIEW:
+		return "a view";
+	case RELKIND_MATVIEW:
+		return "a materialized view";
+	case RELKIND_FOREIGN_TABLE:
+		return "a foreign table";
+	case RELKIND_SEQUENCE:
+		return "a sequence";
+	case RELKIND_INDEX:
+	case RELKIND_PARTITIONED_INDEX:
+		return "an index";
+	case RELKIND_COMPOSITE_TYPE:
+		return "a composite type";
+	default:
+		return "not a table";
+	}
+}
+
+// The owner of relation relid, InvalidOid if it is gone.
+Oid RelationOwner(Oid relid)
+{
+	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
+}  // namespace
+
+void ListMaintainedTables(const Partman &partman, const char *only_queue_table, MemoryContext context,
+                          MaintainedTables *list)
+{
+	uint64 config_rows = 0;
+	uint64 queues = 0;
+	RunCore([&] { config_rows = ExecuteOnce(core::PartConfigSql(partman.schema)); });
+	// SPI keeps each result until SPI_finish.
+	SPITupleTable *config = SPI_tuptable;
+	RunCore([&] { queues = ExecuteOnce(core::QueueNamesSql()); });
+	SPITupleTable *names = SPI_tuptable;
+	list->count = 0;
+	list->tables = static_cast<MaintainedTable *>(MemoryContextAllocZero(context, sizeof(MaintainedTable) * (2 * queues + 1)));
+	for (uint64 i = 0; i < queues; i++) {
+		const char *queue_name = SPI_getvalue(names->vals[i], names->tupdesc, 1);
+		if (queue_name == nullptr)
+			continue;
+		char tables[2][NAMEDATALEN];
+		Failure failure;
+		// The same rule as pgmq.format_table_name, without calling it by name.
+		const bool valid = TryCore(failure, [&] {
+			const std::string_view name(queue_name);
+			core::CheckQueueNameCharacters(name);
+			core::WriteQueueTableNames(name, tables[0], tables[1], NAMEDATALEN);
+		});
+		if (!valid) {
+			ereport(WARNING, (errcode(failure.sqlstate), errmsg("pgmq maintenance skips queue \"%s\" listed in pgmq.meta: %s",
+			                                                    queue_name, failure.message)));
+			continue;
+		}
+		if (only_queue_table != nullptr && strcmp(tables[0], only_queue_table) != 0)
+			continue;
+		for (int t = 0; t < 2; t++) {
+			const int64 row = FindPartConfig(config, config_rows, tables[t]);
+			if (row < 0)
+				continue;
+			bool isnull = true;
+			const bool automatic = DatumGetBool(SPI_getbinval(config->vals[row], config->tupdesc, 7, &isnull)) && !isnull;
+			// Without a name only what pg_partman's own run would maintain (so
+			// pausing a table works the same); with one, whatever the setting,
+			// as run_maintenance(parent) does.
+			if (only_queue_table == nullptr && !automatic)
+				continue;
+			MaintainedTable *table = &list->tables[list->count++];
+			table->queue_name = MemoryContextStrdup(context, queue_name);
+			CopyName(table->table, sizeof table->table, tables[t]);
+			CopyName(table->queue_table, sizeof table->queue_table, tables[0]);
+			table->is_archive = t == 1;
+			ReadPartConfig(table, config, static_cast<uint64>(row));
 		}
 	}
+}
+
+bool CheckMaintainedTable(MaintainedTable *table, char *why, size_t cap, int *sqlstate)
+{
+	table->relid = InvalidOid;
+	table->owner = InvalidOid;
+	*sqlstate = ERRCODE_WRONG_OBJECT_TYPE;
+	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
+	const Oid relid = get_relname_relid(table->table, pgmq_namespace);
+	const char relkind = OidIsValid(relid) ? get_rel_relkind(relid) : '\0';
+	const Oid owner = OidIsValid(relid) ? RelationOwner(relid) : InvalidOid;
+	if (!OidIsValid(owner)) {
+		*sqlstate = ERRCODE_UNDEFINED_TABLE;
+		snprintf(why, cap, "it does not exist");
+		return false;
+	}
+	if (relkind != RELKIND_PARTITIONED_TABLE) {
+		snprintf(why, cap, "it is %s, not a partitioned table", RelkindName(relkind));
+		return false;
+	}
+	// Running as the owner is the point; only a role that has the owner's
+	// privileges may make maintenance do that (as only an owner may VACUUM).
+	if (!has_privs_of_role(GetUserId(), owner)) {
+		*sqlstate = ERRCODE_INSUFFICIENT_PRIVILEGE;
+		snprintf(why, cap, "it belongs to role \"%s\", whose privileges role \"%s\" does not have",
+		         GetUserNameFromId(owner, true), GetUserNameFromId(GetUserId(), true));
+		return false;
+	}
+	if (table->is_archive) {
+		// Premaking an archive reads the queue's table.
+		const Oid queue_relid = get_relname_relid(table->queue_table, pgmq_namespace);
+		const char queue_relkind = OidIsValid(queue_relid) ? get_rel_relkind(queue_relid) : '\0';
+		if (queue_relkind != RELKIND_RELATION && queue_relkind != RELKIND_PARTITIONED_TABLE) {
+			snprintf(why, cap, "the queue's own table is %s", OidIsValid(queue_relid) ? RelkindName(queue_relkind) : "missing");
+			return false;
+		}
+		if (RelationOwner(queue_relid) != owner) {
+			*sqlstate = ERRCODE_INSUFFICIENT_PRIVILEGE;
+			snprintf(why, cap, "the queue's own table has another owner");
+			return false;
+		}
+	}
+	char default_name[NAMEDATALEN + 16];
+	snprintf(default_name, sizeof default_name, "%s_default", table->table);
+	const Oid default_relid = get_relname_relid(default_name, pgmq_namespace);
+	if (OidIsValid(default_relid) &&
+	    (get_rel_relkind(default_relid) != RELKIND_RELATION || RelationOwner(default_relid) != owner ||
+	     !get_rel_relispartition(default_relid) || get_partition_parent(default_relid, true) != relid)) {
+		snprintf(why, cap, "pgmq.%s is not its default partition", default_name);
+		return false;
+	}
+	table->relid = relid;
+	table->owner = owner;
+	return true;
 }
 
 void CommitBetweenTables(Commits mode)
@@ -142,31 +290,46 @@ void CommitBetweenTables(Commits mode)
 	}
 }
 
-void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table, const char *hold_table_timeout_ms)
+bool RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table, const char *hold_table_timeout_ms)
 {
-	RunCore([&] {
-		ExecuteOnce(core::WaitForPartmanMaintenanceLockSql());
-		Oid types[1] = {TEXTOID};
-		if (hold_table_timeout_ms != nullptr) {
-			Datum timeout[1] = {TextDatum(hold_table_timeout_ms)};
-			ExecuteOnce(core::SetLocalLockTimeoutSql(), 1, types, timeout);
-			ExecuteOnce(core::LockTableShareSql(table.table));
-		}
-		Datum values[1] = {TextDatum(table.parent)};
-		ExecuteOnce(core::RunPartmanMaintenanceSql(partman.schema), 1, types, values);
+	bool granted = false;
+	AsTableOwner(table, [&] {
+		RunCore([&] {
+			ExecuteOnce(core::TryPartmanMaintenanceLockSql());
+			granted = ValueBool(1);
+			if (!granted)
+				return;
+			Oid types[1] = {TEXTOID};
+			if (hold_table_timeout_ms != nullptr) {
+				Datum timeout[1] = {TextDatum(hold_table_timeout_ms)};
+				ExecuteOnce(core::SetLocalLockTimeoutSql(), 1, types, timeout);
+				ExecuteOnce(core::LockTableShareSql(table.table));
+			}
+			Datum values[1] = {TextDatum(table.parent)};
+			ExecuteOnce(core::RunPartmanMaintenanceSql(partman.schema), 1, types, values);
+		});
 	});
+	return granted;
 }
 
 Partitions ExistingPartitions(const MaintainedTable &table)
 {
-	Oid types[1] = {TEXTOID};
-	Datum values[1] = {TextDatum(core::QualifiedTable(table.table))};
+	Oid types[1] = {OIDOID};
+	Datum values[1] = {ObjectIdGetDatum(table.relid)};
 	const uint64 rows = ExecuteOnce(core::IdPartitionsSql(), 1, types, values);
 	Partitions partitions;
 	for (uint64 i = 0; i < rows; i++) {
 		const char *start = ValueText(i, 2);
-		if (start)  // NULL: the default partition
-			partitions.emplace_back(core::ParseInt8(start).value_or(0), ValueText(i, 1));
+		const char *end = ValueText(i, 3);
+		if (start == nullptr || end == nullptr)  // the default partition
+			continue;
+		const std::optional<int64_t> first = core::ParseInt8(start);
+		const std::optional<int64_t> last = core::ParseInt8(end);
+		if (!first || !last)
+			continue;
+		bool isnull = true;
+		const bool ours = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4, &isnull)) && !isnull;
+		partitions.push_back(Partition{*first, ValueText(i, 1), ours && core::IsPartmanIdPartition(*first, *last, table.step)});
 	}
 	std::sort(partitions.begin(), partitions.end());
 	return partitions;
@@ -204,7 +367,7 @@ std::vector<int64_t> PartitionStarts(const Partitions &partitions)
 {
 	std::vector<int64_t> starts;
 	for (const auto &partition : partitions)
-		starts.push_back(partition.first);
+		starts.push_back(partition.start);
 	return starts;
 }
 
@@ -213,26 +376,30 @@ void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, 
 {
 	int64 made = 0;
 	int64 removed = 0;
-	RunCore([&] {
-		const core::IdPosition position = ReadIdPosition(table);
-		const Partitions existing = ExistingPartitions(table);
-		std::vector<int64_t> starts = PartitionStarts(existing);
-		const std::vector<int64_t> missing = core::PremakeStarts(position, starts);
-		made = CreatePartitions(partman, table, missing);
-		if (!apply_retention || !table.has_retention || table.keeps_tables)
-			return;
-		starts.insert(starts.end(), missing.begin(), missing.end());
-		for (int64_t start : core::RetentionDrops(position, table.retention, starts)) {
-			// Retention lines lie below every premade partition: each is an existing one.
-			const auto it = std::lower_bound(existing.begin(), existing.end(), std::pair<int64_t, std::string>(start, ""));
-			if (it == existing.end() || it->first != start)
-				continue;
-			ExecuteOnce(core::PartitionIsEmptySql(it->second));
-			if (!ValueBool(1))
-				continue;
-			ExecuteOnce(core::DropPartitionSql(it->second));
-			removed++;
-		}
+	AsTableOwner(table, [&] {
+		RunCore([&] {
+			const core::IdPosition position = ReadIdPosition(table);
+			const Partitions existing = ExistingPartitions(table);
+			std::vector<int64_t> starts = PartitionStarts(existing);
+			const std::vector<int64_t> missing = core::PremakeStarts(position, starts);
+			made = CreatePartitions(partman, table, missing);
+			if (!apply_retention || !table.has_retention || table.keeps_tables)
+				return;
+			starts.insert(starts.end(), missing.begin(), missing.end());
+			for (int64_t start : core::RetentionDrops(position, table.retention, starts)) {
+				// Retention lines lie below every premade partition: each is an
+				// existing one. Only a partition pgmq can tell is pg_partman's,
+				// in schema pgmq, is dropped, by the name the catalog gives it.
+				const auto it = std::lower_bound(existing.begin(), existing.end(), Partition{start, "", false});
+				if (it == existing.end() || it->start != start || !it->droppable)
+					continue;
+				ExecuteOnce(core::PartitionIsEmptySql(it->name));
+				if (!ValueBool(1))
+					continue;
+				ExecuteOnce(core::DropPartitionSql(it->name));
+				removed++;
+			}
+		});
 	});
 	*created += made;
 	*dropped += removed;
@@ -241,15 +408,17 @@ void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, 
 bool DefaultPartitionHasRows(const MaintainedTable &table)
 {
 	bool has_rows = false;
-	RunCore([&] {
-		const std::string default_table = core::DefaultPartitionName(table.table);
-		Oid types[1] = {TEXTOID};
-		Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
-		ExecuteOnce(core::RelationExistsSql(), 1, types, values);
-		if (!ValueBool(1))
-			return;
-		ExecuteOnce(core::DefaultHasRowsSql(default_table));
-		has_rows = ValueBool(1);
+	AsTableOwner(table, [&] {
+		RunCore([&] {
+			const std::string default_table = core::DefaultPartitionName(table.table);
+			Oid types[1] = {TEXTOID};
+			Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
+			ExecuteOnce(core::RelationExistsSql(), 1, types, values);
+			if (!ValueBool(1))
+				return;
+			ExecuteOnce(core::DefaultHasRowsSql(default_table));
+			has_rows = ValueBool(1);
+		});
 	});
 	return has_rows;
 }
@@ -274,16 +443,42 @@ void WarnMaintenanceFailed(const MaintainedTable &table, const char *step, const
 		                                                     table.queue_name, table.parent, first_line, message)));
 }
 
-void MaintainTables(const Partman &partman, const MaintainedTables &list, Commits mode, MaintenanceTally *tally)
+void MaintainTables(const Partman &partman, MaintainedTables *list, Commits mode, MaintenanceTally *tally)
 {
-	for (int i = 0; i < list.count; i++) {
-		const MaintainedTable &table = list.tables[i];
+	for (int i = 0; i < list->count; i++) {
+		MaintainedTable &table = list->tables[i];
 		CHECK_FOR_INTERRUPTS();
+		tally->tables++;
+		// Checked before anything touches the table; one WARNING when skipped.
+		char why[2 * NAMEDATALEN + 128];
+		int sqlstate = 0;
+		bool checked = false;
+		ErrorData *error = InSubtransaction([&] { checked = CheckMaintainedTable(&table, why, sizeof why, &sqlstate); });
+		if (error != nullptr || !checked) {
+			if (error != nullptr) {
+				sqlstate = error->sqlerrcode;
+				strlcpy(why, error->message ? error->message : "unknown error", sizeof why);
+			}
+			ereport(WARNING, (errcode(sqlstate), errmsg("pgmq maintenance skips %s (queue \"%s\"): %s", table.parent,
+			                                            table.queue_name, why)));
+			tally->skipped++;
+			CommitBetweenTables(mode);
+			continue;
+		}
 		bool failed = false;
-		ErrorData *error = InSubtransaction([&] { RunPartmanMaintenance(partman, table); });
+		bool granted = true;
+		error = InSubtransaction([&] { granted = RunPartmanMaintenance(partman, table); });
 		if (error) {
 			WarnMaintenanceFailed(table, "pg_partman maintenance", error);
 			failed = true;
+		} else if (!granted) {
+			// Any role can hold that lock: waiting for it would let one stall
+			// every table. pg_partman's own run skips the same way.
+			ereport(WARNING, (errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+			                  errmsg("pg_partman maintenance of queue \"%s\" skipped for %s: another session holds "
+			                         "pg_partman's maintenance lock",
+			                         table.queue_name, table.parent),
+			                  errdetail("The next run tries again; premaking from the sequence goes on.")));
 		}
 		if (table.kind == core::PartitionKind::ById) {
 			int64 created = 0;
@@ -310,7 +505,6 @@ void MaintainTables(const Partman &partman, const MaintainedTables &list, Commit
 			                          table.queue_name)));
 			tally->spilled++;
 		}
-		tally->tables++;
 		if (failed)
 			tally->failures++;
 		CommitBetweenTables(mode);

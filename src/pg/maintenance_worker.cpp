@@ -226,7 +226,7 @@ void pgmq_maintenance_worker_main(Datum)
 		MemoryContext keep = AllocSetContextCreate(TopMemoryContext, "pgmq maintenance", ALLOCSET_DEFAULT_SIZES);
 		MaintainedTables list;
 		ListMaintainedTables(partman, nullptr, keep, &list);
-		MaintainTables(partman, list, Commits::kWorker, &tally);
+		MaintainTables(partman, &list, Commits::kWorker, &tally);
 	}
 	SpiFinish();
 	PopActiveSnapshot();
@@ -236,10 +236,10 @@ void pgmq_maintenance_worker_main(Datum)
 		ereport(DEBUG1, (errmsg("pgmq maintenance: database \"%s\" has no %s: nothing to maintain", target.database,
 		                        has_pgmq ? "pg_partman" : "pgmq")));
 	else
-		ereport(tally.failures > 0 || tally.spilled > 0 ? LOG : DEBUG1,
-		        (errmsg("pgmq maintenance of database \"%s\": %d tables, %d failed, %d with messages in the default "
-		                "partition, %lld partitions premade, %lld dropped",
-		                target.database, tally.tables, tally.failures, tally.spilled,
+		ereport(tally.failures > 0 || tally.skipped > 0 || tally.spilled > 0 ? LOG : DEBUG1,
+		        (errmsg("pgmq maintenance of database \"%s\": %d tables, %d failed, %d skipped, %d with messages in "
+		                "the default partition, %lld partitions premade, %lld dropped",
+		                target.database, tally.tables, tally.failures, tally.skipped, tally.spilled,
 		                static_cast<long long>(tally.created), static_cast<long long>(tally.dropped))));
 	proc_exit(0);
 }

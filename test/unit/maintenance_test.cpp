@@ -75,6 +75,29 @@ TEST(PartitionStart, AsPartmanComputesIt)
 	EXPECT_EQ(pgmq::core::PartitionStart(1, 1), 1);
 }
 
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+TEST(PartitionStart, RoundsNegativeIdsDown)
+{
+	EXPECT_EQ(pgmq::core::PartitionStart(-5, 10), -10);
+	EXPECT_EQ(pgmq::core::PartitionStart(-10, 10), -10);
+	EXPECT_EQ(pgmq::core::PartitionStart(-11, 10), -20);
+	EXPECT_EQ(pgmq::core::PartitionStart(-1, 1), -1);
+}
+
+TEST(PartitionStart, NeverOverflows)
+{
+	EXPECT_EQ(pgmq::core::PartitionStart(kMax, 10), kMax - 7);  // 9223372036854775800
+	EXPECT_EQ(pgmq::core::PartitionStart(kMax, kMax), kMax);
+	EXPECT_EQ(pgmq::core::PartitionStart(kMin, 2), kMin);           // a multiple of 2
+	EXPECT_EQ(pgmq::core::PartitionStart(kMin, 10), kMin);          // the floor lies below: clamped
+	EXPECT_EQ(pgmq::core::PartitionStart(kMin + 1, kMax), kMin + 1);  // -kMax
+	EXPECT_EQ(pgmq::core::PartitionStart(kMin, kMax), kMin);          // the floor, -2 kMax, lies below
+	EXPECT_EQ(pgmq::core::PartitionEnd(kMax - 17, 10), std::optional<int64_t>(kMax - 7));
+	EXPECT_EQ(pgmq::core::PartitionEnd(kMax - 7, 10), std::nullopt);
+}
+
 // ------------------------------------------------------------- PremakeStarts
 
 Starts Premake(const IdPosition &position, const Starts &existing = {})
@@ -156,6 +179,34 @@ TEST(PremakeStarts, BadStepIsABug)
 	EXPECT_THROW(Premake(Position(-10, 2, 15)), CoreError);
 }
 
+TEST(PremakeStarts, NearTheTopOfInt8UpToTheLastPartitionThatFits)
+{
+	// Newest id 9223372036854775707: its partition starts at ...700; premake
+	// 20 would reach past INT64_MAX. The last partition whose end is an int8
+	// starts at ...790 (it ends at ...800).
+	const int64_t newest = kMax - 107;  // ...700
+	Starts expected;
+	for (int64_t start = newest; start <= kMax - 17; start += 10)
+		expected.push_back(start);
+	EXPECT_EQ(Premake(Position(10, 20, kMax - 100), {}), expected);
+	// Nothing to make when the newest partition itself would not fit.
+	EXPECT_TRUE(Premake(Position(10, 4, kMax), {}).empty());
+	// Rows in the last partition there can be: nothing above them.
+	EXPECT_TRUE(Premake(Position(10, 4, kMax - 100, std::nullopt, kMax - 10), {}).empty());
+	// A huge step and premake: at most the one partition that fits.
+	EXPECT_EQ(Premake(Position(kMax / 2, 1000, 5), {}), (Starts{0, kMax / 2}));
+	EXPECT_TRUE(Premake(Position(10, 4, kMax - 100, std::nullopt, kMax - 3), {}).empty());
+}
+
+TEST(PremakeStarts, NegativeIdsDownToTheBottomOfInt8)
+{
+	// The archive's oldest queued message near INT64_MIN: the walk down stops
+	// at the bottom instead of wrapping round.
+	const int64_t step = kMax / 4;
+	EXPECT_EQ(Premake(Position(step, 0, 0, kMin + 1), {}), (Starts{-4 * step, -3 * step, -2 * step, -step, 0}));
+	EXPECT_EQ(Premake(Position(10, 0, -5), {}), (Starts{-10}));
+}
+
 // ------------------------------------------------------------ RetentionDrops
 
 TEST(RetentionDrops, WhatPartmanWouldDropWereTheNewestMessageStillThere)
@@ -190,6 +241,23 @@ TEST(RetentionDrops, NothingBelowTheLine)
 }
 
 // ------------------------------------------------------------ BatchNeedsLock
+
+TEST(RetentionDrops, NeverWrapsRoundInt8)
+{
+	// Retention reaching below INT64_MIN: no id is that old, nothing goes
+	// (wrapping round, every partition but the highest would).
+	EXPECT_TRUE(pgmq::core::RetentionDrops(Position(10, 2, kMin + 5), 100, {kMin, kMin + 10, kMin + 20}).empty());
+	// A partition whose end is beyond INT64_MAX is never below the line.
+	EXPECT_TRUE(pgmq::core::RetentionDrops(Position(10, 2, kMax), 0, {kMax - 5, kMax - 3}).empty());
+	EXPECT_EQ(pgmq::core::RetentionDrops(Position(10, 2, kMax), 0, {kMax - 27, kMax - 17, kMax - 7}),
+	          (Starts{kMax - 27, kMax - 17}));
+}
+
+TEST(BatchNeedsLock, NearTheTopOfInt8)
+{
+	EXPECT_TRUE(pgmq::core::BatchNeedsLock(kMax, kMax - 1, 10));
+	EXPECT_FALSE(pgmq::core::BatchNeedsLock(kMax, 5, 10));
+}
 
 TEST(BatchNeedsLock, OnlyTheRangeNewMessagesStillGoTo)
 {
@@ -252,7 +320,9 @@ TEST(Messages, OldArchiveNameMustBeAnIdentifier)
 
 TEST(Statements, ValuesAreParameters)
 {
-	EXPECT_EQ(Params(pgmq::core::MaintainedTablesSql("partman")), (std::set<int>{1}));
+	EXPECT_TRUE(Params(pgmq::core::PartConfigSql("partman")).empty());
+	EXPECT_TRUE(Params(pgmq::core::QueueNamesSql()).empty());
+	EXPECT_EQ(Params(pgmq::core::TableGrantsSql()), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::RunPartmanMaintenanceSql("partman")), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::IdPositionSql("q_x", "a_x", true, true)), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::IdPartitionsSql()), (std::set<int>{1}));
@@ -263,13 +333,13 @@ TEST(Statements, ValuesAreParameters)
 	EXPECT_EQ(Params(pgmq::core::NextBatchSql("q_x")), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::SetLocalLockTimeoutSql()), (std::set<int>{1}));
 	EXPECT_EQ(Params(pgmq::core::RelationExistsSql()), (std::set<int>{1}));
-	EXPECT_TRUE(Params(pgmq::core::WaitForPartmanMaintenanceLockSql()).empty());
+	EXPECT_TRUE(Params(pgmq::core::TryPartmanMaintenanceLockSql()).empty());
 }
 
 TEST(Statements, PartmanSchemaIsQuotedAndDiscovered)
 {
 	for (const std::string &sql :
-	     {pgmq::core::MaintainedTablesSql("my partman"), pgmq::core::RunPartmanMaintenanceSql("my partman"),
+	     {pgmq::core::PartConfigSql("my partman"), pgmq::core::RunPartmanMaintenanceSql("my partman"),
 	      pgmq::core::CreateIdPartitionsSql("my partman", 4), pgmq::core::MoveOutOfDefaultSql("my partman", PartitionKind::ById),
 	      pgmq::core::MoveFromTableSql("my partman", PartitionKind::ById)}) {
 		EXPECT_TRUE(Contains(sql, "\"my partman\".")) << sql;
@@ -291,7 +361,7 @@ TEST(Statements, TablesAreQuotedInSchemaPgmq)
 	const std::string evil = "q_x\"; DROP TABLE t; --";
 	for (const std::string &sql :
 	     {pgmq::core::IdPositionSql(evil, evil, true, true), pgmq::core::PartitionIsEmptySql(evil),
-	      pgmq::core::DropPartitionSql(evil), pgmq::core::DefaultHasRowsSql(evil), pgmq::core::AnalyzeSql(evil),
+	      pgmq::core::DropPartitionSql(evil), pgmq::core::DefaultHasRowsSql(evil), pgmq::core::CreatePartmanMoveTableSql(evil), pgmq::core::AnalyzeSql(evil),
 	      pgmq::core::NextBatchSql(evil), pgmq::core::LockTableShareSql(evil), pgmq::core::DropTableSql(evil),
 	      pgmq::core::RenameTableSql(evil, evil), pgmq::core::CreateConvertedArchiveSql(evil, evil, kById)}) {
 		EXPECT_TRUE(Contains(sql, "pgmq.\"q_x\"\"; DROP TABLE t; --")) << sql;
@@ -325,12 +395,48 @@ TEST(Statements, ConvertedArchive)
 	EXPECT_EQ(pgmq::core::ConvertedArchiveIndexStatements("x", kByTime).size(), 1u);
 }
 
-TEST(Statements, MaintainedTablesFollowPartmansAutomaticMaintenance)
+TEST(Statements, PartConfigReadsNoQueueTableAndCallsNothingInPgmq)
 {
-	const std::string sql = pgmq::core::MaintainedTablesSql("partman");
+	const std::string sql = pgmq::core::PartConfigSql("partman");
 	EXPECT_TRUE(Contains(sql, "automatic_maintenance OPERATOR(pg_catalog.=) 'on'"));
 	EXPECT_TRUE(Contains(sql, "NOT c.undo_in_progress"));
-	EXPECT_TRUE(Contains(sql, "pgmq.format_table_name($1, 'q')"));
+	// A bad row in pgmq.meta made format_table_name fail the whole listing.
+	EXPECT_FALSE(Contains(sql, "pgmq.format_table_name"));
+	EXPECT_FALSE(Contains(pgmq::core::QueueNamesSql(), "format_table_name"));
+}
+
+TEST(Statements, MaintenanceTriesPartmansLockInsteadOfWaiting)
+{
+	EXPECT_TRUE(Contains(pgmq::core::TryPartmanMaintenanceLockSql(), "pg_try_advisory_xact_lock"));
+}
+
+TEST(Statements, PartitionsComeWithTheirSchemaOwnerAndBothBounds)
+{
+	const std::string sql = pgmq::core::IdPartitionsSql();
+	EXPECT_TRUE(Contains(sql, "nspname OPERATOR(pg_catalog.=) 'pgmq'"));
+	EXPECT_TRUE(Contains(sql, "relowner OPERATOR(pg_catalog.=) p.relowner"));
+	EXPECT_TRUE(Contains(sql, " TO \\("));
+	EXPECT_TRUE(QuotesBalanced(sql));
+}
+
+TEST(IsPartmanIdPartition, AlignedAndOneIntervalWide)
+{
+	EXPECT_TRUE(pgmq::core::IsPartmanIdPartition(10, 20, 10));
+	EXPECT_TRUE(pgmq::core::IsPartmanIdPartition(-10, 0, 10));
+	EXPECT_FALSE(pgmq::core::IsPartmanIdPartition(10, 30, 10));  // attached with other bounds
+	EXPECT_FALSE(pgmq::core::IsPartmanIdPartition(5, 15, 10));
+	EXPECT_FALSE(pgmq::core::IsPartmanIdPartition(kMax - 7, kMax, 10));
+	EXPECT_FALSE(pgmq::core::IsPartmanIdPartition(0, 10, 0));
+}
+
+TEST(Statements, GrantsCarriedOver)
+{
+	EXPECT_EQ(pgmq::core::GrantSql("a_x", "SELECT", std::string("app"), false), "GRANT SELECT ON pgmq.\"a_x\" TO \"app\"");
+	EXPECT_EQ(pgmq::core::GrantSql("a_x", "INSERT", std::nullopt, true),
+	          "GRANT INSERT ON pgmq.\"a_x\" TO PUBLIC WITH GRANT OPTION");
+	EXPECT_EQ(pgmq::core::GrantSql("a_x", "DELETE", std::string("we\"ird"), false), "GRANT DELETE ON pgmq.\"a_x\" TO \"we\"\"ird\"");
+	EXPECT_THROW(pgmq::core::GrantSql("a_x", "SELECT; DROP TABLE t", std::nullopt, false), CoreError);
+	EXPECT_TRUE(Contains(pgmq::core::TableGrantsSql(), "aclexplode"));
 }
 
 }  // namespace

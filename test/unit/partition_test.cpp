@@ -154,7 +154,7 @@ TEST(PlanPartitioning, IntegersPartitionByMsgId)
 	EXPECT_EQ(plan.queue_column, "msg_id");
 	EXPECT_EQ(plan.archive_column, "msg_id");
 	EXPECT_EQ(pgmq::core::PlanPartitioning(" 10 ", "+100", 1).kind, PartitionKind::ById);
-	EXPECT_EQ(pgmq::core::PlanPartitioning("1", "1", INT32_MAX).kind, PartitionKind::ById);
+	EXPECT_EQ(pgmq::core::PlanPartitioning("1", "1", pgmq::core::kMaxPremake).kind, PartitionKind::ById);
 	EXPECT_EQ(pgmq::core::PlanPartitioning("2147483647", "2147483647", 1).kind, PartitionKind::ById);
 }
 
@@ -199,6 +199,15 @@ TEST(PlanPartitioning, PremakeBelowOne)
 	// premake is checked first, as upstream does.
 	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "1 day", 0); }, ErrorKind::InvalidParameter,
 	                   "premake must be at least 1, got 0"));
+}
+
+TEST(PlanPartitioning, PremakeAboveTheLimit)
+{
+	EXPECT_NO_THROW(pgmq::core::PlanPartitioning("10", "100", pgmq::core::kMaxPremake));
+	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "100", pgmq::core::kMaxPremake + 1); },
+	                   ErrorKind::InvalidParameter, "premake must be at most 500, got 501"));
+	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("1 day", "7 days", INT32_MAX); }, ErrorKind::InvalidParameter,
+	                   "premake must be at most 500, got 2147483647"));
 }
 
 TEST(PlanPartitioning, NonPositiveIntegers)

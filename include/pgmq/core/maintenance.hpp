@@ -31,24 +31,25 @@
 
 namespace pgmq::core {
 
-// The partman-managed tables of the queues, one row per table: ($1 queue
-// name, or NULL for every queue) -> queue_name, parent_table (partman's
-// name, pgmq.q_x), table_name (q_x), queue_table (q_x, the queue's table
-// even for an archive), is_archive, control, partition_interval, premake,
-// retention (NULL: none), keeps_tables (retention keeps tables or moves
-// them to another schema: pgmq then drops nothing itself). Without a name,
-// only tables with automatic_maintenance = 'on', as pg_partman's own run
-// does (so pausing a table works the same); with a name, that queue's
-// tables (matched by table name, so any spelling that maps to the queue's
-// tables) whatever the setting, as run_maintenance(parent) does. Queue
-// before archive, queues by name.
-std::string MaintainedTablesSql(std::string_view partman_schema);
+// pg_partman's configuration of the tables in schema pgmq, one row per
+// parent table: () -> parent_table (partman's name, pgmq.q_x), control,
+// partition_interval, premake, retention (NULL: none), keeps_tables
+// (retention keeps tables or moves them to another schema: pgmq then drops
+// nothing itself), automatic (automatic_maintenance = 'on'). Tables being
+// undone are left out. Which of them belong to which queue is decided from
+// the names in pgmq.meta (QueueNamesSql), in C++: a name there that is no
+// queue name is skipped, not an error for every queue.
+std::string PartConfigSql(std::string_view partman_schema);
 
-// Waits for the transaction-level advisory lock that pg_partman's
-// run_maintenance tries to take (and silently returns without doing
-// anything when it cannot): taken first, the partman call in the same
-// transaction always runs.
-std::string WaitForPartmanMaintenanceLockSql();
+// () -> the queue names of pgmq.meta, by name.
+std::string QueueNamesSql();
+
+// Tries the transaction-level advisory lock that pg_partman's
+// run_maintenance takes (it returns without doing anything when it cannot):
+// () -> whether it was granted. Any role can hold that lock, so pgmq does
+// not wait for it: a table whose turn finds it taken skips pg_partman's
+// step this run, as pg_partman's own maintenance would.
+std::string TryPartmanMaintenanceLockSql();
 
 // run_maintenance for one parent table ($1).
 std::string RunPartmanMaintenanceSql(std::string_view partman_schema);
@@ -69,9 +70,13 @@ struct IdPosition {
 	std::optional<int64_t> default_max;    // highest msg_id in the default partition
 };
 
-// The first id of the partition holding id (ids below 0 go to partition 0's
-// side of the line, as pg_partman computes it: id - id % step).
+// The first id of the partition holding id (step > 0): id rounded down to a
+// multiple of step, also below 0 (-5 is in [-10, 0)). Where that would lie
+// below INT64_MIN, INT64_MIN. Never overflows.
 int64_t PartitionStart(int64_t id, int64_t step);
+
+// start + step, the (exclusive) end of a partition, if it is an int8.
+std::optional<int64_t> PartitionEnd(int64_t start, int64_t step);
 
 // Most partitions one maintenance run creates for a table: a bound on the
 // locks one transaction takes (each new partition takes several, and the
@@ -85,9 +90,10 @@ constexpr std::size_t kMaxPremadePerRun = 100;
 // (any of them may be archived, and an archive that was rarely written has
 // gaps). Never a partition at or below the highest id in the default
 // partition: pg_partman cannot create those, and rows there wait for
-// recovery. Returns those that are not in `existing` (the starts of the
-// partitions there are, ascending), ascending, the newest
-// kMaxPremadePerRun at most.
+// recovery; never one whose end would not fit an int8. Returns those that
+// are not in `existing` (the starts of the partitions there are,
+// ascending), ascending, the newest kMaxPremadePerRun at most. No
+// arithmetic here overflows, whatever the ids.
 std::vector<int64_t> PremakeStarts(const IdPosition &position, const std::vector<int64_t> &existing);
 
 // Retention measured from the sequence: the partitions [start, start +
@@ -100,11 +106,17 @@ std::vector<int64_t> PremakeStarts(const IdPosition &position, const std::vector
 // the existing partitions (any order), returns those to drop, ascending.
 std::vector<int64_t> RetentionDrops(const IdPosition &position, int64_t retention, std::vector<int64_t> starts);
 
-// The partitions of a parent: ($1 parent as a quoted qualified name) ->
-// partition table name, first id of its range (NULL for the default
-// partition). Read from the catalog: cheaper than asking pg_partman for
-// each partition.
+// The partitions of a parent: ($1 parent's oid) -> partition table name,
+// first id of its range, end of its range (NULL, NULL for the default
+// partition or a bound that is not an int8 range), whether it is pgmq's to
+// act on (a plain table in schema pgmq with the parent's owner: a role can
+// attach a table of its own from any schema, named like anything). Read
+// from the catalog: cheaper than asking pg_partman for each partition.
 std::string IdPartitionsSql();
+
+// Whether [start, end) is a partition as pg_partman makes them for step:
+// starting at a multiple of step, step ids wide.
+bool IsPartmanIdPartition(int64_t start, int64_t end, int64_t step);
 
 // create_partition_id for ($1 parent table, $2 bigint[] starts), without the
 // ANALYZE of the whole partition set pg_partman 4.x runs by default.
@@ -134,6 +146,12 @@ std::string PartitionIsEmptySql(std::string_view table);
 
 // DROP TABLE of a partition in schema pgmq.
 std::string DropPartitionSql(std::string_view table);
+
+// The temporary table pg_partman's partition_data_id/_time moves rows of the
+// default partition through (its own statement, IF NOT EXISTS): made before
+// the move, because the move runs under SECURITY_RESTRICTED_OPERATION,
+// where PostgreSQL allows no new temporary table.
+std::string CreatePartmanMoveTableSql(std::string_view default_table);
 
 // <table>_default, as pg_partman names the default partition.
 std::string DefaultPartitionName(std::string_view table);
@@ -192,6 +210,16 @@ std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_
 
 // DROP TABLE pgmq.<table>.
 std::string DropTableSql(std::string_view table);
+
+// The grants of a table, to carry over to the table that replaces it: ($1
+// its oid) -> grantee (NULL: PUBLIC), privilege_type, is_grantable; the
+// owner's own privileges left out.
+std::string TableGrantsSql();
+
+// GRANT privilege ON pgmq.<table> TO grantee (PUBLIC without one). Throws
+// CoreError(Internal) for anything but a table privilege keyword.
+std::string GrantSql(std::string_view table, std::string_view privilege, const std::optional<std::string> &grantee,
+                     bool grantable);
 
 }  // namespace pgmq::core
 

@@ -22,9 +22,18 @@ struct PartitionPlan {
 	std::string archive_column;  // msg_id or archived_at
 };
 
+// The largest premake create_partitioned takes. pg_partman creates that many
+// partitions (by time twice as many: ahead and behind) for the queue and for
+// the archive in the caller's transaction, each holding several locks until
+// it ends: far more than the lock table holds (max_locks_per_transaction x
+// connections, 6,400 by default) fails with "out of shared memory", and a
+// huge value ties up the server creating tables. 500 partitions are already
+// years of runway at any rate (docs/partitioned-queues.md).
+constexpr int32_t kMaxPremake = 500;
+
 // Chooses the partition columns from the two intervals. Both must be the same
 // kind; integer intervals must be positive and fit int4 (a longer number is an
-// error, not a duration in seconds); premake >= 1. May throw
+// error, not a duration in seconds); 1 <= premake <= kMaxPremake. May throw
 // CoreError(InvalidParameter).
 PartitionPlan PlanPartitioning(std::string_view partition_interval, std::string_view retention_interval, int32_t premake);
 

@@ -18,6 +18,8 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
 #include "utils/resowner.h"
 }
 
@@ -43,6 +45,10 @@ struct MaintainedTable {
 	bool has_retention;  // an id retention that pgmq also applies from the sequence
 	int64 retention;
 	bool keeps_tables;  // retention keeps or moves tables: pgmq drops none
+	// Set by CheckMaintainedTable for the run at hand: the parent's oid and
+	// owner, the role everything done to the table runs as.
+	Oid relid;
+	Oid owner;
 };
 
 struct MaintainedTables {
@@ -50,10 +56,37 @@ struct MaintainedTables {
 	int count;
 };
 
-// Lists the tables to maintain (queue_name NULL: every queue's tables with
-// automatic maintenance on; otherwise that queue's tables), allocating the
-// list in context.
-void ListMaintainedTables(const Partman &partman, text *queue_name, MemoryContext context, MaintainedTables *list);
+// Lists the tables to maintain (only_queue_table NULL: every queue's tables
+// with automatic maintenance on; otherwise the tables of the queue whose
+// table is only_queue_table, q_x), allocating the list in context. A name
+// in pgmq.meta that is no queue name gets a WARNING and is left out.
+void ListMaintainedTables(const Partman &partman, const char *only_queue_table, MemoryContext context,
+                          MaintainedTables *list);
+
+// Whether pgmq may maintain table now, checked from the catalog before
+// anything touches it, as VACUUM checks: pgmq.<table> is a partitioned
+// table (what pg_partman's configuration says it is); the current user has
+// the privileges of its owner; for an archive, the queue's table is a table
+// with the same owner; its default partition, if any, is a plain table of
+// that owner partitioning it. Sets table->relid and table->owner and
+// returns true; or writes why not into why (for a WARNING naming the table,
+// which must not name another relation) and the SQLSTATE into *sqlstate.
+bool CheckMaintainedTable(MaintainedTable *table, char *why, size_t cap, int *sqlstate);
+
+// Runs fn (a POD-frame function that may ereport) as role owner, the way
+// PostgreSQL runs VACUUM, ANALYZE and REFRESH MATERIALIZED VIEW: under
+// SECURITY_RESTRICTED_OPERATION (restricted) or only a local user id change
+// (not restricted: for a temporary table pgmq makes, which SRO forbids),
+// with search_path pg_catalog, pg_temp, and every setting fn changes (SET
+// as well as SET LOCAL; pg_partman SETs search_path) put back afterwards.
+// The user id and settings are restored on error too (the (sub)transaction
+// abort would also restore them).
+template <typename Fn>
+void AsOwner(Oid owner, Fn &&fn, bool restricted = true);
+
+// AsOwner(table.owner): table must have passed CheckMaintainedTable.
+template <typename Fn>
+void AsTableOwner(const MaintainedTable &table, Fn &&fn, bool restricted = true);
 
 // Runs fn, a POD-frame function that may ereport, in a subtransaction.
 // Returns nullptr when it succeeded, or its error after rolling the
@@ -73,6 +106,7 @@ void CommitBetweenTables(Commits mode);
 struct MaintenanceTally {
 	int tables;
 	int failures;
+	int skipped;    // tables CheckMaintainedTable refused
 	int spilled;    // tables maintained without error that still have rows in their default partition
 	int64 created;  // partitions premade from the sequence (existing ones not counted)
 	int64 dropped;  // empty partitions dropped by retention from the sequence
@@ -84,13 +118,14 @@ struct MaintenanceTally {
 // says. A failure becomes a WARNING naming the queue and the table, and the
 // next table is maintained regardless; so do messages left in a default
 // partition.
-void MaintainTables(const Partman &partman, const MaintainedTables &list, Commits mode, MaintenanceTally *tally);
+void MaintainTables(const Partman &partman, MaintainedTables *list, Commits mode, MaintenanceTally *tally);
 
-// pg_partman's run_maintenance for one table, after waiting for the lock it
-// would otherwise skip on. With a timeout, it first takes a SHARE lock on
+// pg_partman's run_maintenance for one table, as its owner, if pg_partman's
+// maintenance lock is free (returns false, having done nothing, when
+// another session holds it). With a timeout, it first takes a SHARE lock on
 // the table (waiting at most that long), which it keeps to the end of the
 // (sub)transaction: no insert is in flight while partitions are created.
-void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table,
+bool RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table,
                            const char *hold_table_timeout_ms = nullptr);
 
 // Premakes the id partitions of table from its queue's sequence (skipping
@@ -100,9 +135,15 @@ void RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table,
 void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, bool apply_retention, int64 *created,
                           int64 *dropped);
 
-// From C++ code inside RunCore (they may throw):
-// the id partitions of table as (first id, table name), by first id;
-using Partitions = std::vector<std::pair<int64_t, std::string>>;
+// From C++ code inside RunCore, as the table's owner (they may throw):
+// the id partitions of table, by first id;
+struct Partition {
+	int64_t start;
+	std::string name;  // in schema pgmq when droppable
+	bool droppable;    // pgmq's to drop: see core::IdPartitionsSql, IsPartmanIdPartition
+	bool operator<(const Partition &other) const { return start < other.start; }
+};
+using Partitions = std::vector<Partition>;
 Partitions ExistingPartitions(const MaintainedTable &table);
 // where table stands (see core::IdPosition);
 core::IdPosition ReadIdPosition(const MaintainedTable &table);
@@ -119,7 +160,41 @@ bool DefaultPartitionHasRows(const MaintainedTable &table);
 // rows).
 void WarnMaintenanceFailed(const MaintainedTable &table, const char *step, const ErrorData *error);
 
-// ---------------------------------------------------------------- template
+// ---------------------------------------------------------------- templates
+
+template <typename Fn>
+void AsOwner(Oid owner, Fn &&fn, bool restricted)
+{
+	Oid saved_user = InvalidOid;
+	int saved_context = 0;
+	GetUserIdAndSecContext(&saved_user, &saved_context);
+	SetUserIdAndSecContext(owner, saved_context | (restricted ? SECURITY_RESTRICTED_OPERATION : SECURITY_LOCAL_USERID_CHANGE));
+	const int nest_level = NewGUCNestLevel();
+	PG_TRY();
+	{
+		(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+		                         true, 0, false);
+		fn();
+	}
+	PG_CATCH();
+	{
+		AtEOXact_GUC(false, nest_level);
+		SetUserIdAndSecContext(saved_user, saved_context);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	// false: undo what fn SET too, as VACUUM and REFRESH MATERIALIZED VIEW do.
+	AtEOXact_GUC(false, nest_level);
+	SetUserIdAndSecContext(saved_user, saved_context);
+}
+
+template <typename Fn>
+void AsTableOwner(const MaintainedTable &table, Fn &&fn, bool restricted)
+{
+	if (!OidIsValid(table.owner))
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq: %s was not checked before maintenance", table.parent)));
+	AsOwner(table.owner, fn, restricted);
+}
 
 template <typename Fn>
 ErrorData *InSubtransaction(Fn &&fn, MemoryContext error_context)
