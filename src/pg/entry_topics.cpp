@@ -12,6 +12,7 @@
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/stream_result.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"
@@ -92,8 +93,8 @@ Datum SendBatchTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 	QueueRef no_queue;
 	NoQueue(&no_queue);
 	SpiConnect();
-	ExecutePlan(PlanFor(no_queue, core::Statement::SendBatchTopic), values, nulls);
-	EmitRows(fcinfo);
+	// Streamed, as send_batch's: bounded memory for any batch.
+	ExecutePlanIntoResult(fcinfo, PlanFor(no_queue, core::Statement::SendBatchTopic), values, nulls);
 	SpiFinish();
 	return Datum(0);
 }
