@@ -15,7 +15,9 @@
 #include "pgmq/pg/stream_result.hpp"
 
 extern "C" {
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 }
 
@@ -53,6 +55,76 @@ void CheckRoutingKeyArgument(FunctionCallInfo fcinfo)
 	RunCore([key] { core::CheckRoutingKey(key); });
 }
 
+// Appends value to the text[] literal in buf as a quoted element.
+void AppendArrayElement(StringInfo buf, const char *value, int len)
+{
+	appendStringInfoChar(buf, buf->len > 0 ? ',' : '{');
+	appendStringInfoChar(buf, '"');
+	for (int i = 0; i < len; i++) {
+		if (value[i] == '"' || value[i] == '\\')
+			appendStringInfoChar(buf, '\\');
+		appendStringInfoChar(buf, value[i]);
+	}
+	appendStringInfoChar(buf, '"');
+}
+
+std::string_view TextView(Datum value)
+{
+	text *t = DatumGetTextPP(value);
+	return {VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)};
+}
+
+// The queues bound to a pattern that matches the routing key (argument 0),
+// as a text[] literal: the send statements' $1. Matched in C++ (the core's
+// TopicPatternMatches), so no regex is compiled per binding; a binding whose
+// stored compiled_regex is not its pattern's is matched by PostgreSQL's
+// regex, as before. Bindings are read in the caller's snapshot, with the
+// caller's privileges, on every call: nothing to invalidate. Requires SPI.
+// May ereport.
+Datum MatchingQueues(FunctionCallInfo fcinfo)
+{
+	// Prepared once per backend; PostgreSQL's plan cache revalidates it.
+	static SPIPlanPtr bindings_plan = nullptr;
+	if (!bindings_plan) {
+		SPIPlanPtr plan = SPI_prepare(core::TopicBindingsSql(), 0, nullptr);
+		if (!plan)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+			                errmsg("pgmq statement failed: %s", SPI_result_code_string(SPI_result))));
+		if (SPI_keepplan(plan) != 0)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_keepplan failed")));
+		bindings_plan = plan;
+	}
+	const Datum key_datum = PG_GETARG_DATUM(0);
+	const std::string_view key = TextArgument(fcinfo, 0);
+	StringInfoData queues;
+	initStringInfo(&queues);
+	const uint64 rows = ExecutePlan(bindings_plan, nullptr, nullptr);
+	for (uint64 i = 0; i < rows; i++) {
+		HeapTuple row = SPI_tuptable->vals[i];
+		TupleDesc desc = SPI_tuptable->tupdesc;
+		bool pattern_null;
+		bool queue_null;
+		bool regex_null;
+		const Datum pattern = SPI_getbinval(row, desc, 1, &pattern_null);
+		const Datum queue = SPI_getbinval(row, desc, 2, &queue_null);
+		const Datum regex = SPI_getbinval(row, desc, 3, &regex_null);
+		if (pattern_null || queue_null || regex_null)
+			continue;  // NOT NULL columns; a NULL regex matches nothing, as `~` does
+		const bool matches = core::IsTopicPatternRegex(TextView(pattern), TextView(regex))
+		                         ? core::TopicPatternMatches(TextView(pattern), key)
+		                         : DatumGetBool(DirectFunctionCall2Coll(textregexeq, DEFAULT_COLLATION_OID, key_datum, regex));
+		if (matches) {
+			const std::string_view name = TextView(queue);
+			AppendArrayElement(&queues, name.data(), static_cast<int>(name.size()));
+		}
+	}
+	SPI_freetuptable(SPI_tuptable);
+	if (queues.len == 0)
+		appendStringInfoChar(&queues, '{');
+	appendStringInfoChar(&queues, '}');
+	return PointerGetDatum(cstring_to_text_with_len(queues.data, queues.len));
+}
+
 // send_topic(routing_key, msg, [headers], [delay integer]) -> number of
 // queues the message went to.
 Datum SendTopic(FunctionCallInfo fcinfo, const SendArgs &args)
@@ -63,13 +135,14 @@ Datum SendTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 	const int32 delay = has_delay ? PG_GETARG_INT32(args.delay_seconds) : 0;
 	RunCore([&] { core::CheckTopicSend(msg_null, delay); });
 	const bool headers_null = args.headers < 0 || PG_ARGISNULL(args.headers);
-	Datum values[4] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
+	Datum values[4] = {Datum(0), PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[4] = {' ', ' ', NullFlag(headers_null), ' '};
 	QueueRef no_queue;
 	NoQueue(&no_queue);
 	int64 sent = 0;
 	SpiConnect();
+	values[0] = MatchingQueues(fcinfo);
 	if (ExecutePlan(PlanFor(no_queue, core::Statement::SendTopic), values, nulls) == 1) {
 		bool isnull;
 		sent = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -87,12 +160,13 @@ Datum SendBatchTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 	ArrayType *msgs = ArrayArgument(fcinfo, 1);
 	ArrayType *headers = ArrayArgument(fcinfo, args.headers);
 	CheckBatchArguments(msgs, headers);
-	Datum values[4] = {PG_GETARG_DATUM(0), PointerGetDatum(msgs), PointerGetDatum(headers),
+	Datum values[4] = {Datum(0), PointerGetDatum(msgs), PointerGetDatum(headers),
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[4] = {' ', ' ', NullFlag(!headers), ' '};
 	QueueRef no_queue;
 	NoQueue(&no_queue);
 	SpiConnect();
+	values[0] = MatchingQueues(fcinfo);
 	// Streamed, as send_batch's: bounded memory for any batch.
 	ExecutePlanIntoResult(fcinfo, PlanFor(no_queue, core::Statement::SendBatchTopic), values, nulls);
 	SpiFinish();
