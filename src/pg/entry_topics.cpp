@@ -99,23 +99,33 @@ Datum MatchingQueues(FunctionCallInfo fcinfo)
 	StringInfoData queues;
 	initStringInfo(&queues);
 	const uint64 rows = ExecutePlan(bindings_plan, nullptr, nullptr);
+	TupleDesc desc = SPI_tuptable->tupdesc;
+	// The columns are read as text below: refuse a table altered otherwise.
+	bool all_text = desc->natts == 3;
+	for (int column = 0; all_text && column < 3; column++)
+		all_text = TupleDescAttr(desc, column)->atttypid == TEXTOID;
+	if (!all_text)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("pgmq.topic_bindings does not have the columns pgmq expects"),
+		                errdetail("pattern, queue_name and compiled_regex must be of type text.")));
 	for (uint64 i = 0; i < rows; i++) {
 		HeapTuple row = SPI_tuptable->vals[i];
-		TupleDesc desc = SPI_tuptable->tupdesc;
 		bool pattern_null;
 		bool queue_null;
 		bool regex_null;
-		const Datum pattern = SPI_getbinval(row, desc, 1, &pattern_null);
-		const Datum queue = SPI_getbinval(row, desc, 2, &queue_null);
-		const Datum regex = SPI_getbinval(row, desc, 3, &regex_null);
+		const Datum pattern_datum = SPI_getbinval(row, desc, 1, &pattern_null);
+		const Datum queue_datum = SPI_getbinval(row, desc, 2, &queue_null);
+		const Datum regex_datum = SPI_getbinval(row, desc, 3, &regex_null);
 		if (pattern_null || queue_null || regex_null)
 			continue;  // NOT NULL columns; a NULL regex matches nothing, as `~` does
-		const bool matches = core::IsTopicPatternRegex(TextView(pattern), TextView(regex))
-		                         ? core::TopicPatternMatches(TextView(pattern), key)
-		                         : DatumGetBool(DirectFunctionCall2Coll(textregexeq, DEFAULT_COLLATION_OID, key_datum, regex));
+		const std::string_view pattern = TextView(pattern_datum);
+		const bool matches =
+			core::IsTopicPatternRegex(pattern, TextView(regex_datum))
+				? core::TopicPatternMatches(pattern, key)
+				: DatumGetBool(DirectFunctionCall2Coll(textregexeq, DEFAULT_COLLATION_OID, key_datum, regex_datum));
 		if (matches) {
-			const std::string_view name = TextView(queue);
-			AppendArrayElement(&queues, name.data(), static_cast<int>(name.size()));
+			const std::string_view queue = TextView(queue_datum);
+			AppendArrayElement(&queues, queue.data(), static_cast<int>(queue.size()));
 		}
 	}
 	SPI_freetuptable(SPI_tuptable);
