@@ -17,6 +17,9 @@ bool IsKeyCharacter(char c)
 
 bool IsPatternCharacter(char c) { return IsKeyCharacter(c) || c == '*' || c == '#'; }
 
+// Escaped with a backslash in a pattern's regex.
+constexpr std::string_view kRegexMetacharacters = ".+?{}()|[]\\^$";
+
 [[noreturn]] void Reject(const std::string &message) { throw CoreError(ErrorKind::InvalidParameter, message); }
 
 // The rules routing keys and patterns share, in upstream's order; `what` names
@@ -62,7 +65,6 @@ void CheckTopicPattern(std::string_view pattern)
 
 std::string TopicPatternRegex(std::string_view pattern)
 {
-	static constexpr std::string_view kMetacharacters = ".+?{}()|[]\\^$";
 	std::string regex;
 	regex.reserve(pattern.size() * 2 + 2);
 	regex.push_back('^');
@@ -72,13 +74,71 @@ std::string TopicPatternRegex(std::string_view pattern)
 		} else if (c == '#') {
 			regex += ".*";
 		} else {
-			if (kMetacharacters.find(c) != std::string_view::npos)
+			if (kRegexMetacharacters.find(c) != std::string_view::npos)
 				regex.push_back('\\');
 			regex.push_back(c);
 		}
 	}
 	regex.push_back('$');
 	return regex;
+}
+
+bool TopicPatternMatches(std::string_view pattern, std::string_view routing_key) noexcept
+{
+	// reach[i]: the pattern read so far can match the key's first i bytes.
+	const std::size_t n = routing_key.size();
+	if (n > kMaxTopicChars)
+		return false;
+	bool reach[kMaxTopicChars + 1] = {true};
+	bool next[kMaxTopicChars + 1];
+	for (char c : pattern) {
+		next[0] = c == '#' && reach[0];
+		for (std::size_t j = 1; j <= n; j++) {
+			const char k = routing_key[j - 1];
+			if (c == '*')  // [^.]+: a non-dot byte after a reachable point or within the run
+				next[j] = k != '.' && (reach[j - 1] || next[j - 1]);
+			else if (c == '#')  // .*
+				next[j] = reach[j] || next[j - 1];
+			else
+				next[j] = reach[j - 1] && k == c;
+		}
+		bool any = false;
+		for (std::size_t j = 0; j <= n; j++)
+			any |= (reach[j] = next[j]);
+		if (!any)
+			return false;
+	}
+	return reach[n];
+}
+
+bool IsTopicPatternRegex(std::string_view pattern, std::string_view regex) noexcept
+{
+	// Consumes expected from the front of regex, if it is there.
+	auto take = [&regex](std::string_view expected) {
+		if (regex.substr(0, expected.size()) != expected)
+			return false;
+		regex.remove_prefix(expected.size());
+		return true;
+	};
+	if (!take("^"))
+		return false;
+	for (const char &c : pattern) {
+		bool ok;
+		if (c == '*')
+			ok = take("[^.]+");
+		else if (c == '#')
+			ok = take(".*");
+		else
+			ok = (kRegexMetacharacters.find(c) == std::string_view::npos || take("\\")) && take(std::string_view(&c, 1));
+		if (!ok)
+			return false;
+	}
+	return take("$") && regex.empty();
+}
+
+const char *TopicBindingsSql() noexcept
+{
+	return "SELECT b.pattern, b.queue_name, b.compiled_regex FROM pgmq.topic_bindings AS b";
 }
 
 void CheckTopicSend(bool msg_null, int64_t delay_seconds)
@@ -108,10 +168,11 @@ std::string DeleteTopicBindingSql()
 
 namespace {
 
-// Distinct queues bound to a pattern that matches routing key $1, by name.
+// The distinct queues of text[] literal $1 (those whose bindings match the
+// routing key, found by the caller with TopicPatternMatches), by name.
 constexpr const char *kMatchingQueues =
-	"(SELECT DISTINCT b.queue_name FROM pgmq.topic_bindings AS b "
-	"WHERE $1 OPERATOR(pg_catalog.~) b.compiled_regex ORDER BY b.queue_name) AS m";
+	"(SELECT DISTINCT q.queue_name FROM pg_catalog.unnest($1::pg_catalog.text[]) AS q(queue_name) "
+	"ORDER BY q.queue_name) AS m";
 
 }  // namespace
 

@@ -3,14 +3,16 @@
 // update_notify_insert, and the trigger function notify_queue_listeners.
 // A queue with notifications enabled has a trigger that NOTIFYs channel
 // "pgmq.q_<queue name>.INSERT" when messages are inserted, at most once per
-// throttle interval (its row in pgmq.notify_insert_throttle). NOTIFY is
-// delivered at commit and collapses within a transaction, so a committed
+// throttle interval (its row in pgmq.notify_insert_throttle), or at its
+// commit when a concurrent sender holds the row (notify_throttle.hpp). NOTIFY
+// is delivered at commit and collapses within a transaction, so a committed
 // batch gives one notification and a rolled-back one none.
 #include "pgmq/core/notify.hpp"
 #include "pgmq/core/statements.hpp"
 #include "pgmq/core/topic.hpp"
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/notify_throttle.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 
@@ -90,23 +92,33 @@ void DisableNotify(FunctionCallInfo fcinfo, const QueueRef &queue)
 	});
 }
 
+// What an insert does about its notification.
+enum class NotifyDecision { Silent, NotifyNow, Deferred };
+
 // Whether an insert into the queue notifies now, as its throttle row says;
 // stamps the row when it does. Most inserts of a throttled queue only read
 // the row (not due yet). A trigger without its row notifies, unthrottled:
 // the row is in an UNLOGGED table, emptied by crash recovery, and upstream's
-// trigger then goes silent until notifications are enabled again. May ereport.
-bool ThrottleAllows(const char *queue_name)
+// trigger then goes silent until notifications are enabled again.
+//
+// No committed insert loses its notification: an insert is silent only when
+// its snapshot shows a stamp within the interval, and a stamp is visible only
+// once the transaction that made it has committed, and so notified. A row
+// that is due but held by a concurrent sender, whose fate is unknown, defers
+// the decision to this transaction's commit (notify_throttle.hpp). May
+// ereport.
+NotifyDecision DecideNotify(const char *queue_name, const char *channel)
 {
 	QueueRef no_queue;
 	NoQueue(&no_queue);
 	const TimestampTz now = GetCurrentTimestamp();
 	Datum values[2] = {PointerGetDatum(cstring_to_text(queue_name)), TimestampTzGetDatum(now)};
 	const char nulls[2] = {' ', ' '};
-	bool allows = false;
+	NotifyDecision decision = NotifyDecision::Silent;
 	SpiConnect();
 	const uint64 rows = ExecutePlan(PlanFor(no_queue, core::Statement::NotifyState), values, nulls);
 	if (rows == 0)
-		allows = true;
+		decision = NotifyDecision::NotifyNow;
 	else if (rows == 1) {
 		bool interval_null;
 		bool last_null;
@@ -115,15 +127,20 @@ bool ThrottleAllows(const char *queue_name)
 		const TimestampTz last =
 			DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &last_null));
 		if (!interval_null && !last_null && core::NotifyDue(interval_ms, last, now)) {
-			// Stamp the row unless a concurrent sender holds it. Interval 0
-			// notifies either way; a throttled queue only if it stamped (the
-			// holder notifies for this interval).
+			// Stamp the row unless a concurrent sender holds it (never wait).
 			const bool stamped = ExecutePlan(PlanFor(no_queue, core::Statement::NotifyThrottle), values, nulls) == 1;
-			allows = interval_ms == 0 || stamped;
+			if (interval_ms == 0)
+				decision = NotifyDecision::NotifyNow;
+			else if (stamped) {
+				NoteThrottleStamped(queue_name);
+				decision = NotifyDecision::NotifyNow;
+			} else
+				decision = DeferThrottledNotify(queue_name, channel, now) ? NotifyDecision::Deferred
+				                                                          : NotifyDecision::NotifyNow;
 		}
 	}
 	SpiFinish();
-	return allows;
+	return decision;
 }
 
 // The operation a trigger fired for, as TG_OP spells it.
@@ -230,10 +247,13 @@ PGMQ_FUNCTION(pgmq_notify_queue_listeners)
 	                                                    sizeof channel);
 	if (channel_len >= sizeof channel)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("channel name too long")));
-	if (!AlreadyNotified(channel) && ThrottleAllows(queue_name)) {
+	if (!AlreadyNotified(channel)) {
+		const NotifyDecision decision = DecideNotify(queue_name, channel);
 		// pg_notify(channel, NULL) without the function call: same checks.
-		Async_Notify(channel, "");
-		RememberNotified(channel);
+		if (decision == NotifyDecision::NotifyNow)
+			Async_Notify(channel, "");
+		if (decision != NotifyDecision::Silent)
+			RememberNotified(channel);
 	}
 	return PointerGetDatum(trigger->tg_trigtuple);
 }

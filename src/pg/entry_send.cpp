@@ -8,6 +8,7 @@
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/stream_result.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
 using namespace pgmq;
@@ -45,9 +46,10 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 	Datum values[3] = {PointerGetDatum(msgs), PointerGetDatum(headers), TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[3] = {' ', NullFlag(!headers), ' '};
 	SpiConnect();
-	ExecutePlan(PlanFor(queue, core::Statement::SendBatch), values, nulls);
+	// Streamed into the result: a batch of any size returns its ids in
+	// bounded memory.
+	ExecutePlanIntoResult(fcinfo, PlanFor(queue, core::Statement::SendBatch), values, nulls);
 	NoteMessagesSent(queue);
-	EmitRows(fcinfo);
 	SpiFinish();
 	return Datum(0);
 }

@@ -12,9 +12,12 @@
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/stream_result.hpp"
 
 extern "C" {
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 }
 
@@ -52,6 +55,86 @@ void CheckRoutingKeyArgument(FunctionCallInfo fcinfo)
 	RunCore([key] { core::CheckRoutingKey(key); });
 }
 
+// Appends value to the text[] literal in buf as a quoted element.
+void AppendArrayElement(StringInfo buf, const char *value, int len)
+{
+	appendStringInfoChar(buf, buf->len > 0 ? ',' : '{');
+	appendStringInfoChar(buf, '"');
+	for (int i = 0; i < len; i++) {
+		if (value[i] == '"' || value[i] == '\\')
+			appendStringInfoChar(buf, '\\');
+		appendStringInfoChar(buf, value[i]);
+	}
+	appendStringInfoChar(buf, '"');
+}
+
+std::string_view TextView(Datum value)
+{
+	text *t = DatumGetTextPP(value);
+	return {VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)};
+}
+
+// The queues bound to a pattern that matches the routing key (argument 0),
+// as a text[] literal: the send statements' $1. Matched in C++ (the core's
+// TopicPatternMatches), so no regex is compiled per binding; a binding whose
+// stored compiled_regex is not its pattern's is matched by PostgreSQL's
+// regex, as before. Bindings are read in the caller's snapshot, with the
+// caller's privileges, on every call: nothing to invalidate. Requires SPI.
+// May ereport.
+Datum MatchingQueues(FunctionCallInfo fcinfo)
+{
+	// Prepared once per backend; PostgreSQL's plan cache revalidates it.
+	static SPIPlanPtr bindings_plan = nullptr;
+	if (!bindings_plan) {
+		SPIPlanPtr plan = SPI_prepare(core::TopicBindingsSql(), 0, nullptr);
+		if (!plan)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+			                errmsg("pgmq statement failed: %s", SPI_result_code_string(SPI_result))));
+		if (SPI_keepplan(plan) != 0)
+			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_keepplan failed")));
+		bindings_plan = plan;
+	}
+	const Datum key_datum = PG_GETARG_DATUM(0);
+	const std::string_view key = TextArgument(fcinfo, 0);
+	StringInfoData queues;
+	initStringInfo(&queues);
+	const uint64 rows = ExecutePlan(bindings_plan, nullptr, nullptr);
+	TupleDesc desc = SPI_tuptable->tupdesc;
+	// The columns are read as text below: refuse a table altered otherwise.
+	bool all_text = desc->natts == 3;
+	for (int column = 0; all_text && column < 3; column++)
+		all_text = TupleDescAttr(desc, column)->atttypid == TEXTOID;
+	if (!all_text)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("pgmq.topic_bindings does not have the columns pgmq expects"),
+		                errdetail("pattern, queue_name and compiled_regex must be of type text.")));
+	for (uint64 i = 0; i < rows; i++) {
+		HeapTuple row = SPI_tuptable->vals[i];
+		bool pattern_null;
+		bool queue_null;
+		bool regex_null;
+		const Datum pattern_datum = SPI_getbinval(row, desc, 1, &pattern_null);
+		const Datum queue_datum = SPI_getbinval(row, desc, 2, &queue_null);
+		const Datum regex_datum = SPI_getbinval(row, desc, 3, &regex_null);
+		if (pattern_null || queue_null || regex_null)
+			continue;  // NOT NULL columns; a NULL regex matches nothing, as `~` does
+		const std::string_view pattern = TextView(pattern_datum);
+		const bool matches =
+			core::IsTopicPatternRegex(pattern, TextView(regex_datum))
+				? core::TopicPatternMatches(pattern, key)
+				: DatumGetBool(DirectFunctionCall2Coll(textregexeq, DEFAULT_COLLATION_OID, key_datum, regex_datum));
+		if (matches) {
+			const std::string_view queue = TextView(queue_datum);
+			AppendArrayElement(&queues, queue.data(), static_cast<int>(queue.size()));
+		}
+	}
+	SPI_freetuptable(SPI_tuptable);
+	if (queues.len == 0)
+		appendStringInfoChar(&queues, '{');
+	appendStringInfoChar(&queues, '}');
+	return PointerGetDatum(cstring_to_text_with_len(queues.data, queues.len));
+}
+
 // send_topic(routing_key, msg, [headers], [delay integer]) -> number of
 // queues the message went to.
 Datum SendTopic(FunctionCallInfo fcinfo, const SendArgs &args)
@@ -62,13 +145,14 @@ Datum SendTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 	const int32 delay = has_delay ? PG_GETARG_INT32(args.delay_seconds) : 0;
 	RunCore([&] { core::CheckTopicSend(msg_null, delay); });
 	const bool headers_null = args.headers < 0 || PG_ARGISNULL(args.headers);
-	Datum values[4] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
+	Datum values[4] = {Datum(0), PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[4] = {' ', ' ', NullFlag(headers_null), ' '};
 	QueueRef no_queue;
 	NoQueue(&no_queue);
 	int64 sent = 0;
 	SpiConnect();
+	values[0] = MatchingQueues(fcinfo);
 	if (ExecutePlan(PlanFor(no_queue, core::Statement::SendTopic), values, nulls) == 1) {
 		bool isnull;
 		sent = DatumGetInt64(ResultValue(0, 1, INT8OID, &isnull));
@@ -86,14 +170,15 @@ Datum SendBatchTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 	ArrayType *msgs = ArrayArgument(fcinfo, 1);
 	ArrayType *headers = ArrayArgument(fcinfo, args.headers);
 	CheckBatchArguments(msgs, headers);
-	Datum values[4] = {PG_GETARG_DATUM(0), PointerGetDatum(msgs), PointerGetDatum(headers),
+	Datum values[4] = {Datum(0), PointerGetDatum(msgs), PointerGetDatum(headers),
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[4] = {' ', ' ', NullFlag(!headers), ' '};
 	QueueRef no_queue;
 	NoQueue(&no_queue);
 	SpiConnect();
-	ExecutePlan(PlanFor(no_queue, core::Statement::SendBatchTopic), values, nulls);
-	EmitRows(fcinfo);
+	values[0] = MatchingQueues(fcinfo);
+	// Streamed, as send_batch's: bounded memory for any batch.
+	ExecutePlanIntoResult(fcinfo, PlanFor(no_queue, core::Statement::SendBatchTopic), values, nulls);
 	SpiFinish();
 	return Datum(0);
 }

@@ -1,7 +1,9 @@
 // src/pg/poll.cpp
 // The *_with_poll loop (see poll.hpp). Each attempt is a new statement with a
-// fresh snapshot, so messages committed during the wait are seen.
-#include "pgmq/core/arguments.hpp"
+// fresh snapshot, so messages committed during the wait are seen. When to
+// read again is core::PollPacer's rule: at once on a wake-up, but at most once
+// per interval while wake-ups keep finding nothing.
+#include "pgmq/core/poll_pacing.hpp"
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/poll.hpp"
@@ -11,14 +13,16 @@ namespace pgmq::pg {
 
 void PollForMessages(FunctionCallInfo fcinfo, const QueueRef &queue, ReadAttempt attempt, const void *request)
 {
-	core::PollSchedule schedule;
+	core::PollPacer pacer;
 	RequireArgument(fcinfo, 3, "max_poll_seconds");
 	RequireArgument(fcinfo, 4, "poll_interval_ms");
 	const int32 max_poll_seconds = PG_GETARG_INT32(3);
 	const int32 poll_interval_ms = PG_GETARG_INT32(4);
-	RunCore([&] { schedule = core::MakePollSchedule(GetCurrentTimestamp(), max_poll_seconds, poll_interval_ms); });
+	RunCore([&] { pacer.schedule = core::MakePollSchedule(GetCurrentTimestamp(), max_poll_seconds, poll_interval_ms); });
 	// Registered before the first attempt: a send committed after an attempt's
-	// snapshot sets the latch, so the next wait returns at once.
+	// snapshot sets the latch, so the next wait returns at once. A latch set
+	// before (for another reason) is not a send this poll could miss.
+	ForgetWakeups();
 	StartWaiting(queue);
 	for (;;) {
 		if (attempt(request) > 0) {
@@ -26,10 +30,13 @@ void PollForMessages(FunctionCallInfo fcinfo, const QueueRef &queue, ReadAttempt
 			break;
 		}
 		SPI_freetuptable(SPI_tuptable);
-		const long wait_ms = core::NextPollWaitMs(schedule, GetCurrentTimestamp());
-		if (wait_ms < 0)
+		core::AfterEmptyRead(pacer, GetCurrentTimestamp());
+		long step;
+		while ((step = core::NextPollStep(pacer, GetCurrentTimestamp())) > 0)
+			if (WaitForMessages(step))
+				core::NoteWoken(pacer);
+		if (step < 0)
 			break;
-		WaitForMessages(wait_ms);
 	}
 	StopWaiting();
 }

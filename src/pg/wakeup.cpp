@@ -1,22 +1,28 @@
 // src/pg/wakeup.cpp
 // Commit-time wake-up of read_with_poll waiters (see wakeup.hpp).
 //
-// Shared state: one slot per backend (indexed by pgprocno) holding the hash of
-// the queue it waits on (0: not waiting), plus a count of waiters so senders
-// skip the scan when nobody waits. The commit callback runs after the commit
-// record is written, where an ERROR would become a PANIC: it only reads
-// atomics and sets latches, which cannot fail.
+// Shared state: one slot per backend (indexed by pgprocno) holding the key of
+// the queue it waits on (database OID and queue table OID; 0: not waiting),
+// plus a count of waiters so senders skip the scan when nobody waits, and a
+// table of the queues each prepared transaction sent to, so that COMMIT
+// PREPARED (possibly in another backend, any time later) wakes their waiters.
+// The commit callback runs after the commit record is written, where an ERROR
+// would become a PANIC: it only reads atomics and sets latches, which cannot
+// fail.
 #include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
+#include "access/twophase.h"
 #include "access/xact.h"
-#include "common/hashfn.h"
 #include "miscadmin.h"
+#include "nodes/parsenodes.h"
 #include "port/atomics.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "tcop/utility.h"
 #include "utils/wait_event.h"
 }
 
@@ -24,32 +30,64 @@ namespace pgmq::pg {
 
 namespace {
 
+constexpr const char *kTrancheName = "pgmq wakeup";
+
+// Queues one transaction sent to (relids, in database); on overflow every
+// waiter of the database is woken.
+constexpr int kMaxPendingQueues = 16;
+struct SentQueues {
+	Oid database;
+	int count;
+	bool overflow;
+	Oid queues[kMaxPendingQueues];
+};
+
+// What a prepared transaction sent to, until COMMIT/ROLLBACK PREPARED.
+struct PreparedSends {
+	char gid[GIDSIZE];  // "" when the entry is free
+	SentQueues sent;
+};
+
 struct WakeupShared {
 	pg_atomic_uint32 waiters;
+	// Set when a PREPARE found the table full (it cannot be, unless entries
+	// leaked): from then on a COMMIT PREPARED of an unknown GID wakes every
+	// waiter of its database. A spurious wake-up only costs a read.
+	pg_atomic_uint32 prepared_lost;
 	int slot_count;
-	pg_atomic_uint32 waiting_on[FLEXIBLE_ARRAY_MEMBER];
+	int prepared_count;
+	pg_atomic_uint64 waiting_on[FLEXIBLE_ARRAY_MEMBER];  // then PreparedSends[prepared_count]
 };
 
 WakeupShared *shared = nullptr;
+PreparedSends *prepared = nullptr;  // in shared memory, guarded by prepared_lock
+LWLock *prepared_lock = nullptr;
 shmem_request_hook_type previous_shmem_request = nullptr;
 shmem_startup_hook_type previous_shmem_startup = nullptr;
+ProcessUtility_hook_type previous_process_utility = nullptr;
 
-// Queues this transaction sent to; on overflow every waiter is woken.
-constexpr int kMaxPendingQueues = 16;
-uint32 pending_queues[kMaxPendingQueues];
-int pending_count = 0;
-bool pending_overflow = false;
+// What this transaction sent to.
+SentQueues pending = {InvalidOid, 0, false, {}};
+
+// The GID of the PREPARE TRANSACTION this transaction is ending with, or "".
+char preparing_gid[GIDSIZE];
 
 // This backend's slot while it waits, or -1.
 int my_slot = -1;
 
-Size SharedSize() { return add_size(offsetof(WakeupShared, waiting_on), mul_size(MaxBackends, sizeof(pg_atomic_uint32))); }
+Size SlotsSize(int slots) { return add_size(offsetof(WakeupShared, waiting_on), mul_size(slots, sizeof(pg_atomic_uint64))); }
+
+Size SharedSize()
+{
+	return add_size(MAXALIGN(SlotsSize(MaxBackends)), mul_size(max_prepared_xacts, sizeof(PreparedSends)));
+}
 
 void RequestShmem()
 {
 	if (previous_shmem_request)
 		previous_shmem_request();
 	RequestAddinShmemSpace(SharedSize());
+	RequestNamedLWLockTranche(kTrancheName, 1);
 }
 
 void StartupShmem()
@@ -59,59 +97,138 @@ void StartupShmem()
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	bool found;
 	shared = static_cast<WakeupShared *>(ShmemInitStruct("pgmq wakeup", SharedSize(), &found));
+	prepared = reinterpret_cast<PreparedSends *>(reinterpret_cast<char *>(shared) + MAXALIGN(SlotsSize(MaxBackends)));
+	prepared_lock = &GetNamedLWLockTranche(kTrancheName)->lock;
 	if (!found) {
 		pg_atomic_init_u32(&shared->waiters, 0);
+		pg_atomic_init_u32(&shared->prepared_lost, 0);
 		shared->slot_count = MaxBackends;
+		shared->prepared_count = max_prepared_xacts;
 		for (int i = 0; i < MaxBackends; i++)
-			pg_atomic_init_u32(&shared->waiting_on[i], 0);
+			pg_atomic_init_u64(&shared->waiting_on[i], 0);
+		for (int i = 0; i < max_prepared_xacts; i++)
+			prepared[i].gid[0] = '\0';
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
 
-uint32 QueueKey(const QueueRef &queue)
-{
-	// Never 0, which marks a free slot. A collision only wakes someone early.
-	return hash_bytes(reinterpret_cast<const unsigned char *>(queue.queue_table), strlen(queue.queue_table)) | 1;
-}
+// A waiter's key: database and queue table. Never 0 (a relid is never 0),
+// which marks a free slot. Exact: no two queues share one.
+uint64 WaitKey(Oid database, Oid queue_relid) { return (static_cast<uint64>(database) << 32) | queue_relid; }
 
-bool ShouldWake(uint32 key)
+bool SentTo(const SentQueues &sent, Oid queue_relid)
 {
-	if (pending_overflow)
+	if (sent.overflow)
 		return true;
-	for (int i = 0; i < pending_count; i++)
-		if (pending_queues[i] == key)
+	for (int i = 0; i < sent.count; i++)
+		if (sent.queues[i] == queue_relid)
 			return true;
 	return false;
 }
 
-// After commit: set the latch of every backend waiting on a queue we sent to.
-void WakeWaiters()
+// After commit: set the latch of every backend waiting on a queue of sent.
+void WakeWaiters(const SentQueues &sent)
 {
 	if (!shared || pg_atomic_read_u32(&shared->waiters) == 0)
 		return;
 	for (int i = 0; i < shared->slot_count; i++) {
-		const uint32 key = pg_atomic_read_u32(&shared->waiting_on[i]);
-		if (key != 0 && ShouldWake(key))
+		const uint64 key = pg_atomic_read_u64(&shared->waiting_on[i]);
+		if (key != 0 && static_cast<Oid>(key >> 32) == sent.database && SentTo(sent, static_cast<Oid>(key)))
 			SetLatch(&ProcGlobal->allProcs[i].procLatch);
 	}
 }
+
+// XACT_EVENT_PREPARE: the transaction is prepared (durably); keep what it
+// sent to under its GID until COMMIT PREPARED. Cannot fail.
+void RememberPrepared()
+{
+	if (!prepared || preparing_gid[0] == '\0')
+		return;
+	LWLockAcquire(prepared_lock, LW_EXCLUSIVE);
+	PreparedSends *slot = nullptr;
+	for (int i = 0; i < shared->prepared_count && !slot; i++)
+		if (prepared[i].gid[0] == '\0' || strcmp(prepared[i].gid, preparing_gid) == 0)
+			slot = &prepared[i];
+	if (slot) {
+		strlcpy(slot->gid, preparing_gid, sizeof slot->gid);
+		slot->sent = pending;
+	} else
+		pg_atomic_write_u32(&shared->prepared_lost, 1);
+	LWLockRelease(prepared_lock);
+}
+
+// After COMMIT PREPARED (commit = true) or ROLLBACK PREPARED of gid returned:
+// forget its entry, and on commit wake its waiters.
+void FinishPrepared(const char *gid, bool commit)
+{
+	if (!prepared)
+		return;
+	SentQueues sent = {MyDatabaseId, 0, false, {}};
+	bool found = false;
+	LWLockAcquire(prepared_lock, LW_EXCLUSIVE);
+	for (int i = 0; i < shared->prepared_count && !found; i++)
+		if (strcmp(prepared[i].gid, gid) == 0) {
+			sent = prepared[i].sent;
+			prepared[i].gid[0] = '\0';
+			found = true;
+		}
+	LWLockRelease(prepared_lock);
+	if (!commit)
+		return;
+	if (!found) {
+		if (pg_atomic_read_u32(&shared->prepared_lost) == 0)
+			return;  // it sent nothing
+		sent.overflow = true;
+	}
+	WakeWaiters(sent);
+}
+
+// Sees PREPARE TRANSACTION (to learn the GID) and COMMIT/ROLLBACK PREPARED.
+// A POD frame: the standard function may ereport through it.
+void WakeupProcessUtility(PlannedStmt *pstmt, const char *query_string, bool read_only_tree,
+                          ProcessUtilityContext context, ParamListInfo params, QueryEnvironment *query_env,
+                          DestReceiver *dest, QueryCompletion *qc)
+{
+	const TransactionStmt *transaction =
+		IsA(pstmt->utilityStmt, TransactionStmt) ? castNode(TransactionStmt, pstmt->utilityStmt) : nullptr;
+	if (transaction && transaction->kind == TRANS_STMT_PREPARE)
+		strlcpy(preparing_gid, transaction->gid, sizeof preparing_gid);
+	if (previous_process_utility)
+		previous_process_utility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, query_string, read_only_tree, context, params, query_env, dest, qc);
+	// Returned: the prepared transaction is committed (visible to new
+	// snapshots) or rolled back.
+	if (transaction && transaction->kind == TRANS_STMT_COMMIT_PREPARED)
+		FinishPrepared(transaction->gid, true);
+	else if (transaction && transaction->kind == TRANS_STMT_ROLLBACK_PREPARED)
+		FinishPrepared(transaction->gid, false);
+}
+
+bool AnythingSent() { return pending.count > 0 || pending.overflow; }
 
 void OnTransactionEnd(XactEvent event, void *)
 {
 	switch (event) {
 	case XACT_EVENT_COMMIT:
-		if (pending_count > 0 || pending_overflow)
-			WakeWaiters();
-		[[fallthrough]];
-	case XACT_EVENT_ABORT:
+		if (AnythingSent())
+			WakeWaiters(pending);
+		break;
 	case XACT_EVENT_PREPARE:
-		pending_count = 0;
-		pending_overflow = false;
-		StopWaiting();  // an ERROR during the wait skipped the normal exit
+		// The outcome comes with COMMIT PREPARED: waking now would make a
+		// waiter read before the messages are visible.
+		if (AnythingSent())
+			RememberPrepared();
+		break;
+	case XACT_EVENT_ABORT:
 		break;
 	default:
-		break;
+		return;
 	}
+	pending.count = 0;
+	pending.overflow = false;
+	preparing_gid[0] = '\0';
+	StopWaiting();  // an ERROR during the wait skipped the normal exit
 }
 
 }  // namespace
@@ -123,6 +240,8 @@ void InitWakeup()
 		shmem_request_hook = RequestShmem;
 		previous_shmem_startup = shmem_startup_hook;
 		shmem_startup_hook = StartupShmem;
+		previous_process_utility = ProcessUtility_hook;
+		ProcessUtility_hook = WakeupProcessUtility;
 	}
 	RegisterXactCallback(OnTransactionEnd, nullptr);
 }
@@ -136,7 +255,7 @@ void StartWaiting(const QueueRef &queue)
 	// on this queue now, or its sends would not wake us.
 	const bool registered = my_slot >= 0;
 	my_slot = MyProcNumber();
-	pg_atomic_write_u32(&shared->waiting_on[my_slot], QueueKey(queue));
+	pg_atomic_write_u64(&shared->waiting_on[my_slot], WaitKey(MyDatabaseId, queue.queue_relid));
 	if (!registered)
 		pg_atomic_fetch_add_u32(&shared->waiters, 1);
 }
@@ -145,29 +264,33 @@ void StopWaiting()
 {
 	if (my_slot < 0)
 		return;
-	pg_atomic_write_u32(&shared->waiting_on[my_slot], 0);
+	pg_atomic_write_u64(&shared->waiting_on[my_slot], 0);
 	pg_atomic_fetch_sub_u32(&shared->waiters, 1);
 	my_slot = -1;
 }
 
-void WaitForMessages(long timeout_ms)
+bool WaitForMessages(long timeout_ms)
 {
-	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout_ms, PG_WAIT_EXTENSION);
+	const int events =
+		WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout_ms, PG_WAIT_EXTENSION);
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
+	return (events & WL_LATCH_SET) != 0;
 }
+
+void ForgetWakeups() { ResetLatch(MyLatch); }
 
 void NoteMessagesSent(const QueueRef &queue)
 {
-	if (!shared || pending_overflow)
+	if (!shared || pending.overflow)
 		return;
-	const uint32 key = QueueKey(queue);
-	if (ShouldWake(key))
+	pending.database = MyDatabaseId;
+	if (SentTo(pending, queue.queue_relid))
 		return;
-	if (pending_count == kMaxPendingQueues)
-		pending_overflow = true;
+	if (pending.count == kMaxPendingQueues)
+		pending.overflow = true;
 	else
-		pending_queues[pending_count++] = key;
+		pending.queues[pending.count++] = queue.queue_relid;
 }
 
 }  // namespace pgmq::pg

@@ -10,6 +10,8 @@ A client LISTENs on "pgmq.q_<queue name>.INSERT" (API.md §2.13) and checks:
     in the same transaction;
   - a sender does not wait for another sender's open transaction (upstream's
     trigger makes it wait on the throttle row);
+  - a committed send notifies even when the concurrent sender that held the
+    throttle row rolls back;
   - a trigger whose throttle row is gone (crash recovery empties the UNLOGGED
     table) keeps notifying, unthrottled;
   - disable_notify_insert stops notifications.
@@ -128,6 +130,34 @@ def main():
             with sender.transaction():
                 sender.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
         expect(listener, "interval of an hour: three transactions give one notification", 1)
+
+        # The transaction that stamped the throttle row rolls back, after a
+        # concurrent sender found the row locked and committed: that committed
+        # send must still notify (the old trigger left it to the row's holder,
+        # and nobody notified).
+        with sender.transaction():
+            sender.execute("SELECT pgmq.update_notify_insert(%s, 3600000)", (QUEUE,))
+        other.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))  # stamps the row, keeps it locked
+        with sender.transaction():
+            sender.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
+        other.rollback()
+        expect(listener, "a committed send notifies when the throttle row's holder rolls back", 1)
+        # The row's stamp died with the rollback: the next send notifies, and
+        # stamps it; the one after that is throttled.
+        for _ in range(2):
+            with sender.transaction():
+                sender.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
+        expect(listener, "then the throttle holds again: two more sends give one notification", 1)
+        # Both commit, the holder first: the holder's notification covers the
+        # other, as upstream's (which waits for the holder, then finds the
+        # row stamped) would.
+        with sender.transaction():
+            sender.execute("SELECT pgmq.update_notify_insert(%s, 3600000)", (QUEUE,))
+        other.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
+        sender.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
+        other.commit()
+        sender.commit()
+        expect(listener, "when the holder commits first, concurrent senders share its notification", 1)
 
         # Crash recovery empties the UNLOGGED throttle table; the trigger stays.
         with sender.transaction():

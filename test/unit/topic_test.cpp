@@ -6,6 +6,7 @@
 
 #include <regex>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -227,6 +228,108 @@ TEST(TopicSend, MessageThenDelay)
 	EXPECT_EQ(ErrorOf([] { CheckTopicSend(false, -1); }), "delay cannot be negative, got: -1");
 	EXPECT_EQ(ErrorOf([] { CheckTopicSend(false, 0); }), "(no error)");
 	EXPECT_EQ(ErrorOf([] { CheckTopicSend(false, 2147483647); }), "(no error)");
+}
+
+}  // namespace
+
+// TopicPatternMatches: the same answer as `key ~ TopicPatternRegex(pattern)`
+// in PostgreSQL (sql/topic_matching.sql checks the two against each other).
+namespace {
+
+using pgmq::core::IsTopicPatternRegex;
+using pgmq::core::TopicPatternMatches;
+using pgmq::core::TopicPatternRegex;
+
+TEST(TopicPatternMatches, LiteralsMatchThemselvesWholly)
+{
+	EXPECT_TRUE(TopicPatternMatches("logs.api.error", "logs.api.error"));
+	EXPECT_FALSE(TopicPatternMatches("logs.api", "logs.api.error"));
+	EXPECT_FALSE(TopicPatternMatches("logs.api.error", "logs.api"));
+	EXPECT_FALSE(TopicPatternMatches("Logs", "logs"));
+	EXPECT_FALSE(TopicPatternMatches("", "a"));
+	EXPECT_TRUE(TopicPatternMatches("", ""));
+}
+
+TEST(TopicPatternMatches, StarIsOneOrMoreNonDotCharacters)
+{
+	EXPECT_TRUE(TopicPatternMatches("logs.*.error", "logs.api.error"));
+	EXPECT_FALSE(TopicPatternMatches("logs.*.error", "logs..error"));
+	EXPECT_FALSE(TopicPatternMatches("logs.*.error", "logs.a.b.error"));
+	EXPECT_TRUE(TopicPatternMatches("logs.*", "logs.x"));
+	EXPECT_FALSE(TopicPatternMatches("logs.*", "logs."));
+	EXPECT_TRUE(TopicPatternMatches("a*c", "abbc"));   // inside a segment, too
+	EXPECT_FALSE(TopicPatternMatches("a*c", "ac"));
+	EXPECT_TRUE(TopicPatternMatches("**", "ab"));      // invalid, but defined: two runs
+	EXPECT_FALSE(TopicPatternMatches("**", "a"));
+}
+
+TEST(TopicPatternMatches, HashIsAnyRunIncludingEmptyAndDots)
+{
+	EXPECT_TRUE(TopicPatternMatches("logs.#", "logs.a.b.c"));
+	EXPECT_TRUE(TopicPatternMatches("logs.#", "logs."));
+	EXPECT_FALSE(TopicPatternMatches("logs.#", "logs"));
+	EXPECT_TRUE(TopicPatternMatches("#", ""));
+	EXPECT_TRUE(TopicPatternMatches("#.error", "a.b.error"));
+	EXPECT_TRUE(TopicPatternMatches("#.error", ".error"));
+	EXPECT_TRUE(TopicPatternMatches("a.#.z", "a..z"));
+	EXPECT_FALSE(TopicPatternMatches("a.#.z", "a.z"));
+}
+
+TEST(TopicPatternMatches, RegexMetacharactersAreLiterals)
+{
+	EXPECT_TRUE(TopicPatternMatches("a+b", "a+b"));
+	EXPECT_FALSE(TopicPatternMatches("a+b", "aab"));
+	EXPECT_TRUE(TopicPatternMatches("a.b", "a.b"));
+	EXPECT_FALSE(TopicPatternMatches("a.b", "axb"));  // '.' is a dot, not any character
+	EXPECT_TRUE(TopicPatternMatches("[x]", "[x]"));
+}
+
+TEST(TopicPatternMatches, KeysLongerThanTheLimitNeverMatch)
+{
+	const std::string long_key(256, 'a');
+	EXPECT_FALSE(TopicPatternMatches("#", long_key));
+	EXPECT_TRUE(TopicPatternMatches("#", std::string(255, 'a')));
+}
+
+TEST(IsTopicPatternRegex, RecognisesExactlyTheGeneratedRegex)
+{
+	for (const char *pattern : {"logs.*.error", "#", "a+b.[x]\\y$", "", "**", "x#y*z"})
+		EXPECT_TRUE(IsTopicPatternRegex(pattern, TopicPatternRegex(pattern))) << pattern;
+	EXPECT_FALSE(IsTopicPatternRegex("a.b", "^a.b$"));
+	EXPECT_FALSE(IsTopicPatternRegex("a", "^a$x"));
+	EXPECT_FALSE(IsTopicPatternRegex("a", "^a"));
+	EXPECT_FALSE(IsTopicPatternRegex("*", "^.*$"));
+	EXPECT_FALSE(IsTopicPatternRegex("a", "^(a|b)$"));
+}
+
+}  // namespace
+
+namespace {
+
+// Every pattern over {a, b, ., *, #} of up to 4 characters against every key
+// over {a, b, .} of up to 5: TopicPatternMatches agrees with the regex.
+TEST(TopicPatternMatches, AgreesWithTheRegexOnEverySmallCase)
+{
+	const std::string pattern_alphabet = "ab.*#";
+	const std::string key_alphabet = "ab.";
+	auto all = [](const std::string &alphabet, std::size_t max_len) {
+		std::vector<std::string> out{""};
+		for (std::size_t start = 0; out.back().size() < max_len;) {
+			const std::size_t end = out.size();
+			for (std::size_t i = start; i < end; i++)
+				for (char c : alphabet)
+					out.push_back(out[i] + c);
+			start = end;
+		}
+		return out;
+	};
+	const std::vector<std::string> keys = all(key_alphabet, 5);
+	for (const std::string &pattern : all(pattern_alphabet, 4)) {
+		const std::regex regex(pgmq::core::TopicPatternRegex(pattern));
+		for (const std::string &key : keys)
+			ASSERT_EQ(pgmq::core::TopicPatternMatches(pattern, key), std::regex_search(key, regex))
+				<< "pattern " << pattern << " key " << key;
+	}
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ std::string NotifyStateSql();
 // Statement::NotifyThrottle: ($1 queue name, $2 now) -> one row when it
 // stamped last_notified_at = now, because the row was due and free. Never
 // waits on the throttle row: a transaction holding it is a concurrent sender
-// that stamped it, and notifies itself.
+// that stamped it; whether this insert then notifies is decided at its
+// commit (src/pg/notify_throttle.cpp).
 std::string NotifyThrottleSql();
 
 // 'text' as a SQL string literal (E'' form when it holds a backslash), for
