@@ -19,7 +19,8 @@ RESET work_mem;
 -- A batch of headers and a delay go through the same path.
 SELECT count(*) AS returned
 FROM pgmq.send_batch('sbs', ARRAY['{"b": 1}', '{"b": 2}']::jsonb[], ARRAY['{"h": 1}', '{"h": 2}']::jsonb[], 5);
--- A queue owner changes msg_id's type: no wrong values, no crash, an error.
+-- A queue owner changes msg_id's type: no wrong values, no crash, an error
+-- (the plan is rebuilt after the ALTER, and the table check names the column).
 ALTER TABLE pgmq.q_sbs ALTER COLUMN msg_id TYPE integer;
 SET client_min_messages = notice;
 DO $$
