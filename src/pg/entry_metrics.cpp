@@ -9,6 +9,7 @@
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/registered_queues.hpp"
+#include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -45,6 +46,7 @@ HeapTuple QueueMetricsTuple(const QueueRef &queue, Datum name, TupleDesc result_
 	SPIPlanPtr plan = PlanFor(queue, core::Statement::Metrics, &sequence);
 	args[3] = ObjectIdGetDatum(sequence);
 	ExecutePlan(plan, args, arg_nulls);
+	RequireSequenceRead(sequence);  // after the table's own check, as before
 	if (SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("metrics query returned %lu rows",
 		                                                        static_cast<unsigned long>(SPI_processed))));

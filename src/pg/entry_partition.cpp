@@ -126,7 +126,8 @@ PGMQ_FUNCTION(pgmq_partition_status)
 	FindPartman(&partman);
 	if (partman.installed) {
 		const Datum name_datum = PG_GETARG_DATUM(0);
-		const Datum sequence = ObjectIdGetDatum(MsgIdSequence(queue.queue_relid, queue.queue_table));
+		const Oid sequence_relid = MsgIdSequence(queue.queue_relid, queue.queue_table);
+		const Datum sequence = ObjectIdGetDatum(sequence_relid);
 		RunCore([&] {
 			const std::string q_default = core::QualifiedTable(std::string(queue.queue_table) + "_default");
 			const std::string a_default = core::QualifiedTable(std::string(queue.archive_table) + "_default");
@@ -136,6 +137,7 @@ PGMQ_FUNCTION(pgmq_partition_status)
 			                   TextDatum(a_default), sequence};
 			ExecuteOnce(core::PartitionStatusSql(partman.schema), 6, types, values);
 		});
+		RequireSequenceRead(sequence_relid);
 		EmitRows(fcinfo);
 	}
 	SpiFinish();

@@ -10,6 +10,8 @@ extern "C" {
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -114,6 +116,13 @@ Oid MsgIdSequence(Oid relid, const char *table)
 		                errhint("%s", kHint)));
 	}
 	return sequence;
+}
+
+void RequireSequenceRead(Oid sequence)
+{
+	const AclResult result = pg_class_aclcheck(sequence, GetUserId(), ACL_SELECT | ACL_USAGE);
+	if (result != ACLCHECK_OK)
+		aclcheck_error(result, OBJECT_SEQUENCE, get_rel_name(sequence));
 }
 
 }  // namespace pgmq::pg

@@ -85,7 +85,7 @@ as_app "SELECT pgmq.create_partitioned('pr', '10', '20', 1);
   SELECT pgmq.send_batch('pr', array_fill('{}'::jsonb, ARRAY[45]));
   SELECT pgmq.purge_queue('pr');
   ALTER TABLE pgmq.q_pr DETACH PARTITION pgmq.q_pr_p0;
-  CREATE TABLE tschema.q_victim (LIKE pgmq.q_pr INCLUDING ALL);
+  CREATE TABLE tschema.q_victim (LIKE pgmq.q_pr INCLUDING ALL EXCLUDING IDENTITY);
   ALTER TABLE pgmq.q_pr ATTACH PARTITION tschema.q_victim FOR VALUES FROM (0) TO (10);" >/dev/null
 
 send_ok() { sql "SELECT pgmq.send_batch('$1', array_fill('{}'::jsonb, ARRAY[$2]))" >/dev/null; }
