@@ -10,6 +10,9 @@
 --  - convert_archive_partitioned: the archived rows are kept (upstream
 --    leaves them behind), by msg_id and by time; upstream's notices.
 -- Time partitions are named after dates: shown as offsets in days.
+-- pg_partman 5.5 skips an overrun table with a WARNING of its own where 4.x
+-- and 5.2 fail, so pgmq's maintenance reports it differently there:
+-- expected/partition_maintenance_1.out is that output (bash test/run --pg 18).
 \pset null '<NULL>'
 SET timezone = 'UTC';
 CREATE SCHEMA IF NOT EXISTS partman;
@@ -55,8 +58,13 @@ SELECT count(*) FROM pgmq.send_batch('pm_over', array_fill('{}'::jsonb, ARRAY[25
 SELECT count(*) FROM pgmq.send_batch('pm_ok', array_fill('{}'::jsonb, ARRAY[15]));
 SELECT * FROM pg_temp.spread('pgmq.q_pm_over');
 SELECT parent_table, premade_until, runway_messages FROM pgmq.partition_status('pm_ok');
--- pg_partman's own run for the database fails for every table.
-SELECT pg_temp.try('SELECT partman.run_maintenance()');
+-- pg_partman's own run for the database fails for every table (4.x, 5.2);
+-- 5.5 skips pm_over with the same error as a WARNING and maintains the rest.
+SET client_min_messages = error;
+SELECT pg_temp.try('SELECT partman.run_maintenance()') IN ('ok',
+       'ERROR: updated partition constraint for default partition "q_pm_over_default" would be violated by some row')
+       AS refused;
+RESET client_min_messages;
 -- pgmq's: a WARNING for pm_over (with a hint to recover), pm_ok maintained.
 -- Inside a transaction block it cannot commit between tables; a
 -- subtransaction per table still isolates the failure.
