@@ -10,6 +10,7 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/maintenance.hpp"
+#include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
 #include "catalog/namespace.h"
@@ -120,28 +121,6 @@ int64 FindPartConfig(SPITupleTable *config, uint64 rows, const char *table)
 	return -1;
 }
 
-const char *RelkindName(char relkind)
-{
-	switch (relkind) {
-	case RELKIND_RELATION:
-		return "a plain table";
-	case RELKIND_VIEW:
-		return "a view";
-	case RELKIND_MATVIEW:
-		return "a materialized view";
-	case RELKIND_FOREIGN_TABLE:
-		return "a foreign table";
-	case RELKIND_SEQUENCE:
-		return "a sequence";
-	case RELKIND_INDEX:
-	case RELKIND_PARTITIONED_INDEX:
-		return "an index";
-	case RELKIND_COMPOSITE_TYPE:
-		return "a composite type";
-	default:
-		return "not a table";
-	}
-}
 
 // The owner of relation relid, InvalidOid if it is gone.
 Oid RelationOwner(Oid relid)

@@ -9,6 +9,7 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/queue_relations.hpp"
+#include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -58,30 +59,6 @@ char *Suffixed(const char *table, const char *suffix)
 	return name;
 }
 
-const char *RelkindName(char relkind)
-{
-	switch (relkind) {
-	case RELKIND_RELATION:
-		return "a table";
-	case RELKIND_PARTITIONED_TABLE:
-		return "a partitioned table";
-	case RELKIND_VIEW:
-		return "a view";
-	case RELKIND_MATVIEW:
-		return "a materialized view";
-	case RELKIND_FOREIGN_TABLE:
-		return "a foreign table";
-	case RELKIND_SEQUENCE:
-		return "a sequence";
-	case RELKIND_INDEX:
-	case RELKIND_PARTITIONED_INDEX:
-		return "an index";
-	case RELKIND_COMPOSITE_TYPE:
-		return "a composite type";
-	default:
-		return "another kind of relation";
-	}
-}
 
 // Fills expected with every name create* makes for the queue; returns how many.
 int ExpectedRelations(const QueueRef &queue, bool partitioned, bool registered, core::ExistingRelations *existing,

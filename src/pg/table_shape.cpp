@@ -38,27 +38,6 @@ const char kHint[] = "Restore the table as pgmq.create makes it, or drop the que
 
 const char *RoleName(TableRole role) { return role == TableRole::Queue ? "queue table" : "archive table"; }
 
-const char *RelkindName(char relkind)
-{
-	switch (relkind) {
-	case RELKIND_VIEW:
-		return "a view";
-	case RELKIND_MATVIEW:
-		return "a materialized view";
-	case RELKIND_FOREIGN_TABLE:
-		return "a foreign table";
-	case RELKIND_SEQUENCE:
-		return "a sequence";
-	case RELKIND_INDEX:
-	case RELKIND_PARTITIONED_INDEX:
-		return "an index";
-	case RELKIND_COMPOSITE_TYPE:
-		return "a composite type";
-	case RELKIND_TOASTVALUE:
-		return "a TOAST table";
-	}
-	return "not a table";
-}
 
 // Checks one column; returns its identity kind ('\0' for none).
 char VerifyColumn(Oid relid, const char *table, TableRole role, const ExpectedColumn &column)
@@ -116,6 +95,32 @@ Oid MsgIdSequence(Oid relid, const char *table)
 		                errhint("%s", kHint)));
 	}
 	return sequence;
+}
+
+const char *RelkindName(char relkind)
+{
+	switch (relkind) {
+	case RELKIND_RELATION:
+		return "a plain table";
+	case RELKIND_PARTITIONED_TABLE:
+		return "a partitioned table";
+	case RELKIND_VIEW:
+		return "a view";
+	case RELKIND_MATVIEW:
+		return "a materialized view";
+	case RELKIND_FOREIGN_TABLE:
+		return "a foreign table";
+	case RELKIND_SEQUENCE:
+		return "a sequence";
+	case RELKIND_INDEX:
+	case RELKIND_PARTITIONED_INDEX:
+		return "an index";
+	case RELKIND_COMPOSITE_TYPE:
+		return "a composite type";
+	case RELKIND_TOASTVALUE:
+		return "a TOAST table";
+	}
+	return "another kind of relation";
 }
 
 void RequireSequenceRead(Oid sequence)

@@ -26,6 +26,9 @@ void VerifyTableShape(Oid relid, const char *table, TableRole role);
 // q_<name>_msg_id_seq may be anyone's. ERROR 42P16 when it has none.
 Oid MsgIdSequence(Oid relid, const char *table);
 
+// "a view", "a sequence", ... for messages about a relation of that kind.
+const char *RelkindName(char relkind);
+
 // ERROR 42501 "permission denied for sequence ..." unless the current role
 // may read sequence (SELECT or USAGE), as pg_sequence_last_value checks up
 // to PostgreSQL 17; 18's returns NULL instead, which would make metrics
