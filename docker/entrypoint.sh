@@ -19,13 +19,16 @@
 #                               required on first start unless
 #   POSTGRES_HOST_AUTH_METHOD   is trust (development only); default scram-sha-256
 #   PGPORT                      port (default 5432)
+#   PG_MAJOR                    PostgreSQL major whose binaries to run (the image sets it)
 #
 # test/integration/docker_image.sh runs this script on the host, from a copy
 # of the files laid out as the Dockerfile's COPY lines lay them out.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export PATH=/usr/lib/postgresql/15/bin:$PATH
+# The image sets PG_MAJOR (its build argument); elsewhere the newest installed major.
+PG_MAJOR=${PG_MAJOR:-$(ls /usr/lib/postgresql | sort -n | tail -n 1)}
+export PATH=/usr/lib/postgresql/$PG_MAJOR/bin:$PATH
 
 # `docker run IMAGE -c x=y` means `postgres -c x=y`; any other command runs as given.
 if [ $# -eq 0 ] || [ "${1:0:1}" = - ]; then
