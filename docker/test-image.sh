@@ -280,7 +280,8 @@ ensure_base() {
     echo "deb [check-valid-until=no] $mirror forky main" >"$dir/etc/apt/sources.list"
   fi
   rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
-  tar -C "$dir" -c . | podman import --change 'CMD ["bash"]' - "$ref" >/dev/null || return 1
+  tar -C "$dir" -c . | podman import --change 'CMD ["bash"]' - "$ref" >"$work/import.log" 2>&1 ||
+    { cat "$work/import.log"; return 1; }
   rm -rf "$dir"
   echo "base image $ref: $((SECONDS - t0)) s"
 }

@@ -14,6 +14,10 @@
 #   5. The image's entrypoint and health check, run from a copy of the files
 #      laid out as the Dockerfile's COPY lines lay them out in the image,
 #      initialize a new cluster, start it healthy, and start it again.
+# The Dockerfile takes the PostgreSQL major and Debian suite as build
+# arguments; this test reads it as built for the host's (15, bookworm).
+# docker/test-image.sh builds the image itself with podman and starts it, for
+# any major: it is slower, and needs podman and the archive.
 # test/run runs it with PGHOST/PGPORT/PGUSER pointing at its cluster; exit 0
 # is a pass. Needs root (the entrypoint runs as postgres through runuser).
 set -euo pipefail
@@ -21,6 +25,10 @@ cd "$(dirname "$0")/../.."
 repo=$(pwd)
 dockerfile=docker/Dockerfile
 conf=docker/postgresql.conf
+
+# The host's major and suite: the build arguments this test reads the Dockerfile with.
+host_major=15
+host_suite=bookworm
 
 failures=0
 fail() {
@@ -43,9 +51,9 @@ cleanup() {
 trap cleanup EXIT
 
 # The Dockerfile's instructions, one per line: continuation lines joined,
-# comments and blank lines dropped.
+# comments and blank lines dropped, the build arguments replaced by the host's.
 instructions() {
-  sed -e '/^[[:space:]]*#/d' "$dockerfile" | awk '
+  sed -e '/^[[:space:]]*#/d' -e "s/\${PG_MAJOR}/$host_major/g" -e "s/\${DEBIAN_SUITE}/$host_suite/g" "$dockerfile" | awk '
     { line = $0
       if (sub(/\\[[:space:]]*$/, "", line)) { acc = acc line " "; next }
       acc = acc line
@@ -140,6 +148,9 @@ for path in $(instructions | grep -E '^(ENTRYPOINT|CMD|HEALTHCHECK)' | grep -oE 
   fi
 done
 instructions | grep -q '^HEALTHCHECK ' || fail "the Dockerfile has no HEALTHCHECK"
+for arg in PG_MAJOR DEBIAN_SUITE; do
+  grep -Eq "^ARG $arg=[a-z0-9]+\$" "$dockerfile" || fail "the Dockerfile does not declare ARG $arg with a default"
+done
 [ "$(instructions | grep -c '^FROM debian:bookworm')" -eq 2 ] ||
   fail "expected two stages FROM debian:bookworm*"
 
@@ -239,7 +250,7 @@ if [ -x "$opt/entrypoint.sh" ] && [ -x "$opt/healthcheck.sh" ]; then
   sock=$work/socket
   mkdir -p "$sock" "$work/pgdata"
   chown postgres:postgres "$sock" "$work/pgdata"
-  as_pg=(runuser -u postgres -- env PGDATA="$work/pgdata" PGHOST="$sock" PGPORT=5432 PGUSER=postgres)
+  as_pg=(runuser -u postgres -- env PG_MAJOR="$host_major" PGDATA="$work/pgdata" PGHOST="$sock" PGPORT=5432 PGUSER=postgres)
   # start_entrypoint LOG: the image's CMD (postgres), on a socket of our own
   # and no TCP, where the image would listen on every address.
   start_entrypoint() {
@@ -293,7 +304,7 @@ if [ -x "$opt/entrypoint.sh" ] && [ -x "$opt/healthcheck.sh" ]; then
   stop_entrypoint
 
   # Without a password the first start refuses, as documented.
-  if (cd / && runuser -u postgres -- env PGDATA="$work/nopw" "$opt/entrypoint.sh" postgres) >"$work/nopw.log" 2>&1; then
+  if (cd / && runuser -u postgres -- env PG_MAJOR="$host_major" PGDATA="$work/nopw" "$opt/entrypoint.sh" postgres) >"$work/nopw.log" 2>&1; then
     fail "the entrypoint started without POSTGRES_PASSWORD"
   elif grep -q POSTGRES_PASSWORD "$work/nopw.log"; then
     ok "without POSTGRES_PASSWORD the first start refuses"
