@@ -245,7 +245,7 @@ cleanup() {
   echo "$passed passed, $failed failed"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'fail "interrupted"; exit 130' INT TERM
 
 # ---- tools and the base image -------------------------------------------------
 missing=()
