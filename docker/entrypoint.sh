@@ -27,7 +27,13 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # The image sets PG_MAJOR (its build argument); elsewhere the newest installed major.
-PG_MAJOR=${PG_MAJOR:-$(ls /usr/lib/postgresql | sort -n | tail -n 1)}
+if [ -z "${PG_MAJOR:-}" ]; then
+  for bin in /usr/lib/postgresql/*/bin/postgres; do
+    m=${bin#/usr/lib/postgresql/}
+    m=${m%%/*}
+    [[ $m =~ ^[0-9]+$ ]] && [ "$m" -gt "${PG_MAJOR:-0}" ] && PG_MAJOR=$m
+  done
+fi
 export PATH=/usr/lib/postgresql/$PG_MAJOR/bin:$PATH
 
 # `docker run IMAGE -c x=y` means `postgres -c x=y`; any other command runs as given.
@@ -83,6 +89,13 @@ initialize() {
 marker=pgmq-image-initialized
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   initialize
+elif [ "$(cat "$PGDATA/PG_VERSION")" != "$PG_MAJOR" ]; then
+  # A new image over the data of another major: the server would refuse the
+  # files too, but without saying what to do.
+  echo "entrypoint: $PGDATA holds a PostgreSQL $(cat "$PGDATA/PG_VERSION") cluster and this image" \
+    "runs PostgreSQL $PG_MAJOR; upgrade the data with pg_upgrade, or dump and restore" \
+    "(docker/README.md, \"Upgrades\"), or run the image built for PostgreSQL $(cat "$PGDATA/PG_VERSION")" >&2
+  exit 1
 elif [ ! -e "$PGDATA/$marker" ]; then
   echo "entrypoint: $PGDATA holds a cluster whose initialization did not finish;" \
     "remove it (for example the volume) and start again" >&2

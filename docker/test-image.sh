@@ -15,7 +15,8 @@
 #   - the image's HEALTHCHECK command passes;
 #   - a new container over the same data directory keeps the queue and its
 #     messages, and does not initialize again;
-#   - a first start without POSTGRES_PASSWORD is refused with a clear message.
+#   - a first start without POSTGRES_PASSWORD is refused with a clear message,
+#     and so is a data directory of another PostgreSQL major.
 # Ends with "N passed, N failed"; exit 0 only when nothing failed. Cleans up
 # (servers, mounts, containers, temporary files) on every exit.
 #
@@ -240,7 +241,10 @@ cleanup() {
     remove_container "$name"
   done
   [ "${PGMQ_IMAGE_KEEP:-1}" = 0 ] && podman rmi -f "$image" >/dev/null 2>&1
-  rm -rf "$work"
+  # Anything still mounted below the work directory (debootstrap's /proc
+  # after an interrupt), innermost first, before removing it.
+  findmnt -rn -o TARGET | grep "^$work/" | sort -r | while read -r m; do umount -l "$m"; done
+  rm -rf --one-file-system "$work"
   echo "test-image (PostgreSQL $major): $(($(date +%s) - start_time)) s in all"
   echo "$passed passed, $failed failed"
 }
@@ -409,6 +413,23 @@ else
   fail "a first start without POSTGRES_PASSWORD was not refused clearly (status $status)"
 fi
 [ -z "$(ls -A "$work/nopw-data")" ] || fail "the refused start left files in the data directory"
+remove_container "$c"
+
+# ---- data of another major: refused, saying how to upgrade --------------------
+other=$((major == 15 ? 14 : 15))
+new_dir "$work/other-data"
+echo "$other" >"$work/other-data/PG_VERSION"
+touch "$work/other-data/pgmq-image-initialized"
+chown -R "$uid:$gid" "$work/other-data"
+c=pgmq-image-test-$$-other
+start_container "$c" "$work/other-data" "" POSTGRES_PASSWORD="$RANDOM" --
+await_exit "$c"
+if [ "$status" != running ] && [ "$status" != 0 ] && grep -q "holds a PostgreSQL $other cluster.*pg_upgrade" "$work/$c.log"; then
+  ok "a data directory of PostgreSQL $other is refused, pointing to pg_upgrade (exit $status)"
+else
+  cat "$work/$c.log"
+  fail "a data directory of PostgreSQL $other was not refused clearly (status $status)"
+fi
 remove_container "$c"
 
 # ---- 2. first start ---------------------------------------------------------
