@@ -86,7 +86,7 @@ mode=
 uid='' gid='' home=''
 user='' workdir='' stopsignal=''
 entrypoint=() cmd=() image_env=() health=()
-volume=/var/lib/postgresql/data
+volume=''
 
 # in_root NAME CMD...: CMD in container NAME as the image's USER with its ENV
 # (plus PGPORT in chroot mode), like `docker exec`.
@@ -122,7 +122,6 @@ start_container() {
     podman run -d --name "$name" -p "127.0.0.1:$port:5432" \
       -v "$data:$volume" ${init:+-v "$init:/docker-entrypoint-initdb.d:ro"} \
       "${eopts[@]}" "$image" "${args[@]}" >/dev/null 2>"$work/$name.log"
-    (podman logs -f "$name" >>"$work/$name.log" 2>&1 &)
     return
   fi
   local cid root
@@ -148,6 +147,16 @@ start_container() {
     "${entrypoint[@]}" "${args[@]}" -c listen_addresses=127.0.0.1 \
     >"$work/$name.log" 2>&1 &
   echo $! >"$work/$name.pid"
+}
+
+# container_log NAME: what the container wrote, like `docker logs`.
+container_log() {
+  if [ "$mode" = run ]; then
+    cat "$work/$1.log"
+    podman logs "$1" 2>&1
+  else
+    cat "$work/$1.log"
+  fi
 }
 
 # running NAME: whether the container's main process is still alive.
@@ -334,10 +343,17 @@ arr("entrypoint", cfg.get("Entrypoint"))
 arr("cmd", cfg.get("Cmd"))
 arr("image_env", cfg.get("Env"))
 arr("health", hc.get("Test"))
+val("volume", sorted(cfg.get("Volumes") or {"": None})[0])
 ')
 [ "$workdir" = / ] && workdir=
-echo "image: USER=$user ENTRYPOINT=${entrypoint[*]} CMD=${cmd[*]} STOPSIGNAL=$stopsignal HEALTHCHECK=${health[*]}"
+echo "image: USER=$user ENTRYPOINT=${entrypoint[*]} CMD=${cmd[*]} STOPSIGNAL=$stopsignal VOLUME=$volume HEALTHCHECK=${health[*]}"
 [ ${#entrypoint[@]} -gt 0 ] || fail "the image has no ENTRYPOINT"
+if [ -n "$volume" ]; then
+  ok "the image declares VOLUME $volume"
+else
+  fail "the image declares no VOLUME for its data"
+  exit 1
+fi
 if [ ${#health[@]} -gt 1 ]; then
   ok "the image keeps its HEALTHCHECK (${health[*]})"
 else
@@ -406,10 +422,10 @@ new_dir "$work/nopw-data"
 c=pgmq-image-test-$$-nopw
 start_container "$c" "$work/nopw-data" "" --
 await_exit "$c"
-if [ "$status" != running ] && [ "$status" != 0 ] && grep -q 'set POSTGRES_PASSWORD' "$work/$c.log"; then
-  ok "a first start without POSTGRES_PASSWORD is refused (exit $status): $(grep -m1 POSTGRES_PASSWORD "$work/$c.log")"
+if [ "$status" != running ] && [ "$status" != 0 ] && container_log "$c" | grep -q 'set POSTGRES_PASSWORD'; then
+  ok "a first start without POSTGRES_PASSWORD is refused (exit $status): $(container_log "$c" | grep -m1 POSTGRES_PASSWORD)"
 else
-  cat "$work/$c.log"
+  container_log "$c"
   fail "a first start without POSTGRES_PASSWORD was not refused clearly (status $status)"
 fi
 [ -z "$(ls -A "$work/nopw-data")" ] || fail "the refused start left files in the data directory"
@@ -424,10 +440,10 @@ chown -R "$uid:$gid" "$work/other-data"
 c=pgmq-image-test-$$-other
 start_container "$c" "$work/other-data" "" POSTGRES_PASSWORD="$RANDOM" --
 await_exit "$c"
-if [ "$status" != running ] && [ "$status" != 0 ] && grep -q "holds a PostgreSQL $other cluster.*pg_upgrade" "$work/$c.log"; then
+if [ "$status" != running ] && [ "$status" != 0 ] && container_log "$c" | grep -q "holds a PostgreSQL $other cluster.*pg_upgrade"; then
   ok "a data directory of PostgreSQL $other is refused, pointing to pg_upgrade (exit $status)"
 else
-  cat "$work/$c.log"
+  container_log "$c"
   fail "a data directory of PostgreSQL $other was not refused clearly (status $status)"
 fi
 remove_container "$c"
@@ -451,7 +467,7 @@ start_container "$c1" "$data" "$init" POSTGRES_PASSWORD="$password" -- \
 if wait_tcp "$c1" 180; then
   ok "first start: the server accepts TCP connections on 127.0.0.1:$port with the password"
 else
-  tail -n 40 "$work/$c1.log"
+  container_log "$c1" | tail -n 40
   fail "first start: no TCP connection with the password"
   exit 1
 fi
@@ -550,7 +566,7 @@ c2=pgmq-image-test-$$-second
 start_container "$c2" "$data" "" POSTGRES_PASSWORD="ignored-$password" -- "${cmd[@]}"
 if wait_tcp "$c2" 120; then
   ok "a new container over the same data directory accepts the first password"
-  grep -q 'initialization complete' "$work/$c2.log" && fail "the second start initialized again"
+  container_log "$c2" | grep -q 'initialization complete' && fail "the second start initialized again"
   got=$(tcp_psql -c "SELECT count(*) FROM pgmq.q_image_test")
   [ "$got" = 15 ] && ok "the partitioned queue kept its 15 messages" || fail "the queue holds $got messages, not 15"
   got=$(tcp_psql -c "SELECT message->>'n' FROM pgmq.pop('image_test')")
@@ -567,7 +583,7 @@ if wait_tcp "$c2" 120; then
   stop_container "$c2"
   [ "$status" = 0 ] || fail "second container: stop status $status"
 else
-  tail -n 40 "$work/$c2.log"
+  container_log "$c2" | tail -n 40
   fail "a new container over the same data directory did not come up"
 fi
 remove_container "$c2"
