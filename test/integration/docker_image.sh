@@ -154,18 +154,28 @@ done
 [ "$(instructions | grep -c '^FROM debian:bookworm')" -eq 2 ] ||
   fail "expected two stages FROM debian:bookworm*"
 
-# The test cluster loaded what the image ships.
-for f in usr/lib/postgresql/15/lib/pgmq.so usr/share/postgresql/15/extension/pgmq.control; do
+# The test cluster loaded what the image ships: the pgmq.so its postmaster
+# mapped (preloaded), and the SQL files of the same installation, which is
+# the system's under test/run and a private one under test/dev.sh.
+datadir=$(psql -X -tA -d postgres -c 'SHOW data_directory')
+postmaster=$(head -n 1 "$datadir/postmaster.pid" 2>/dev/null)
+loaded=$(grep -o '/[^ ]*/pgmq\.so$' "/proc/$postmaster/maps" 2>/dev/null | head -n 1)
+prefix=${loaded%/usr/lib/postgresql/"$host_major"/lib/pgmq.so}
+if [ -z "$loaded" ] || [ "$prefix" = "$loaded" ]; then
+  fail "could not find the pgmq.so the test cluster loaded (postmaster '$postmaster', mapped '$loaded')"
+  prefix=
+fi
+for f in usr/lib/postgresql/$host_major/lib/pgmq.so usr/share/postgresql/$host_major/extension/pgmq.control; do
   if [ ! -f "$image/$f" ]; then
     fail "the image would not contain /$f"
-  elif cmp -s "$image/$f" "/$f"; then
-    ok "/$f in the image is the file the test cluster uses"
+  elif cmp -s "$image/$f" "$prefix/$f"; then
+    ok "/$f in the image is the file the test cluster uses ($prefix/$f)"
   else
-    fail "/$f in the image differs from the installed one"
+    fail "/$f in the image differs from the test cluster's $prefix/$f"
   fi
 done
-for f in "$image"/usr/share/postgresql/15/extension/pgmq--*.sql; do
-  cmp -s "$f" "/${f#"$image"/}" || fail "${f#"$image"} differs from the installed one"
+for f in "$image"/usr/share/postgresql/"$host_major"/extension/pgmq--*.sql; do
+  cmp -s "$f" "$prefix/${f#"$image"/}" || fail "${f#"$image"} differs from the test cluster's"
 done
 
 # ---- 2. packages -------------------------------------------------------------
