@@ -19,13 +19,22 @@
 #                               required on first start unless
 #   POSTGRES_HOST_AUTH_METHOD   is trust (development only); default scram-sha-256
 #   PGPORT                      port (default 5432)
+#   PG_MAJOR                    PostgreSQL major whose binaries to run (the image sets it)
 #
 # test/integration/docker_image.sh runs this script on the host, from a copy
 # of the files laid out as the Dockerfile's COPY lines lay them out.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export PATH=/usr/lib/postgresql/15/bin:$PATH
+# The image sets PG_MAJOR (its build argument); elsewhere the newest installed major.
+if [ -z "${PG_MAJOR:-}" ]; then
+  for bin in /usr/lib/postgresql/*/bin/postgres; do
+    m=${bin#/usr/lib/postgresql/}
+    m=${m%%/*}
+    [[ $m =~ ^[0-9]+$ ]] && [ "$m" -gt "${PG_MAJOR:-0}" ] && PG_MAJOR=$m
+  done
+fi
+export PATH=/usr/lib/postgresql/$PG_MAJOR/bin:$PATH
 
 # `docker run IMAGE -c x=y` means `postgres -c x=y`; any other command runs as given.
 if [ $# -eq 0 ] || [ "${1:0:1}" = - ]; then
@@ -80,6 +89,13 @@ initialize() {
 marker=pgmq-image-initialized
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   initialize
+elif [ "$(cat "$PGDATA/PG_VERSION")" != "$PG_MAJOR" ]; then
+  # A new image over the data of another major: the server would refuse the
+  # files too, but without saying what to do.
+  echo "entrypoint: $PGDATA holds a PostgreSQL $(cat "$PGDATA/PG_VERSION") cluster and this image" \
+    "runs PostgreSQL $PG_MAJOR; upgrade the data with pg_upgrade, or dump and restore" \
+    "(docker/README.md, \"Upgrades\"), or run the image built for PostgreSQL $(cat "$PGDATA/PG_VERSION")" >&2
+  exit 1
 elif [ ! -e "$PGDATA/$marker" ]; then
   echo "entrypoint: $PGDATA holds a cluster whose initialization did not finish;" \
     "remove it (for example the volume) and start again" >&2

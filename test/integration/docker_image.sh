@@ -14,6 +14,10 @@
 #   5. The image's entrypoint and health check, run from a copy of the files
 #      laid out as the Dockerfile's COPY lines lay them out in the image,
 #      initialize a new cluster, start it healthy, and start it again.
+# The Dockerfile takes the PostgreSQL major and Debian suite as build
+# arguments; this test reads it as built for the host's (15, bookworm).
+# docker/test-image.sh builds the image itself with podman and starts it, for
+# any major: it is slower, and needs podman and the archive.
 # test/run runs it with PGHOST/PGPORT/PGUSER pointing at its cluster; exit 0
 # is a pass. Needs root (the entrypoint runs as postgres through runuser).
 set -euo pipefail
@@ -21,6 +25,10 @@ cd "$(dirname "$0")/../.."
 repo=$(pwd)
 dockerfile=docker/Dockerfile
 conf=docker/postgresql.conf
+
+# The host's major and suite: the build arguments this test reads the Dockerfile with.
+host_major=15
+host_suite=bookworm
 
 failures=0
 fail() {
@@ -43,9 +51,9 @@ cleanup() {
 trap cleanup EXIT
 
 # The Dockerfile's instructions, one per line: continuation lines joined,
-# comments and blank lines dropped.
+# comments and blank lines dropped, the build arguments replaced by the host's.
 instructions() {
-  sed -e '/^[[:space:]]*#/d' "$dockerfile" | awk '
+  sed -e '/^[[:space:]]*#/d' -e "s/\${PG_MAJOR}/$host_major/g" -e "s/\${DEBIAN_SUITE}/$host_suite/g" "$dockerfile" | awk '
     { line = $0
       if (sub(/\\[[:space:]]*$/, "", line)) { acc = acc line " "; next }
       acc = acc line
@@ -140,21 +148,34 @@ for path in $(instructions | grep -E '^(ENTRYPOINT|CMD|HEALTHCHECK)' | grep -oE 
   fi
 done
 instructions | grep -q '^HEALTHCHECK ' || fail "the Dockerfile has no HEALTHCHECK"
+for arg in PG_MAJOR DEBIAN_SUITE; do
+  grep -Eq "^ARG $arg=[a-z0-9]+\$" "$dockerfile" || fail "the Dockerfile does not declare ARG $arg with a default"
+done
 [ "$(instructions | grep -c '^FROM debian:bookworm')" -eq 2 ] ||
   fail "expected two stages FROM debian:bookworm*"
 
-# The test cluster loaded what the image ships.
-for f in usr/lib/postgresql/15/lib/pgmq.so usr/share/postgresql/15/extension/pgmq.control; do
+# The test cluster loaded what the image ships: the pgmq.so its postmaster
+# mapped (preloaded), and the SQL files of the same installation, which is
+# the system's under test/run and a private one under test/dev.sh.
+datadir=$(psql -X -tA -d postgres -c 'SHOW data_directory')
+postmaster=$(head -n 1 "$datadir/postmaster.pid" 2>/dev/null)
+loaded=$(grep -o '/[^ ]*/pgmq\.so$' "/proc/$postmaster/maps" 2>/dev/null | head -n 1)
+prefix=${loaded%/usr/lib/postgresql/"$host_major"/lib/pgmq.so}
+if [ -z "$loaded" ] || [ "$prefix" = "$loaded" ]; then
+  fail "could not find the pgmq.so the test cluster loaded (postmaster '$postmaster', mapped '$loaded')"
+  prefix=
+fi
+for f in usr/lib/postgresql/$host_major/lib/pgmq.so usr/share/postgresql/$host_major/extension/pgmq.control; do
   if [ ! -f "$image/$f" ]; then
     fail "the image would not contain /$f"
-  elif cmp -s "$image/$f" "/$f"; then
-    ok "/$f in the image is the file the test cluster uses"
+  elif cmp -s "$image/$f" "$prefix/$f"; then
+    ok "/$f in the image is the file the test cluster uses ($prefix/$f)"
   else
-    fail "/$f in the image differs from the installed one"
+    fail "/$f in the image differs from the test cluster's $prefix/$f"
   fi
 done
-for f in "$image"/usr/share/postgresql/15/extension/pgmq--*.sql; do
-  cmp -s "$f" "/${f#"$image"/}" || fail "${f#"$image"} differs from the installed one"
+for f in "$image"/usr/share/postgresql/"$host_major"/extension/pgmq--*.sql; do
+  cmp -s "$f" "$prefix/${f#"$image"/}" || fail "${f#"$image"} differs from the test cluster's"
 done
 
 # ---- 2. packages -------------------------------------------------------------
@@ -239,7 +260,7 @@ if [ -x "$opt/entrypoint.sh" ] && [ -x "$opt/healthcheck.sh" ]; then
   sock=$work/socket
   mkdir -p "$sock" "$work/pgdata"
   chown postgres:postgres "$sock" "$work/pgdata"
-  as_pg=(runuser -u postgres -- env PGDATA="$work/pgdata" PGHOST="$sock" PGPORT=5432 PGUSER=postgres)
+  as_pg=(runuser -u postgres -- env PG_MAJOR="$host_major" PGDATA="$work/pgdata" PGHOST="$sock" PGPORT=5432 PGUSER=postgres)
   # start_entrypoint LOG: the image's CMD (postgres), on a socket of our own
   # and no TCP, where the image would listen on every address.
   start_entrypoint() {
@@ -293,7 +314,7 @@ if [ -x "$opt/entrypoint.sh" ] && [ -x "$opt/healthcheck.sh" ]; then
   stop_entrypoint
 
   # Without a password the first start refuses, as documented.
-  if (cd / && runuser -u postgres -- env PGDATA="$work/nopw" "$opt/entrypoint.sh" postgres) >"$work/nopw.log" 2>&1; then
+  if (cd / && runuser -u postgres -- env PG_MAJOR="$host_major" PGDATA="$work/nopw" "$opt/entrypoint.sh" postgres) >"$work/nopw.log" 2>&1; then
     fail "the entrypoint started without POSTGRES_PASSWORD"
   elif grep -q POSTGRES_PASSWORD "$work/nopw.log"; then
     ok "without POSTGRES_PASSWORD the first start refuses"
