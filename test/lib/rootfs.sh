@@ -43,8 +43,7 @@ ensure_rootfs() {
     if [ "$suite" = forky ]; then
       echo "deb [check-valid-until=no] $mirror forky main" >"$root/etc/apt/sources.list"
     fi
-    # Only the directories the tests need; the server must not read the host's.
-    touch "$root/.pgmq-ready"
+        touch "$root/.pgmq-ready"
   fi
   echo "$root"
 }
@@ -54,9 +53,10 @@ ensure_rootfs() {
 in_rootfs() {
   local root=$1 status=0 m
   shift
-  for m in proc dev sys; do
-    mountpoint -q "$root/$m" || mount --bind "/$m" "$root/$m" || return 1
-  done
+  # A procfs and sysfs of the root's own (not binds of the host's), /dev bound.
+  mountpoint -q "$root/proc" || mount -t proc proc "$root/proc" || return 1
+  mountpoint -q "$root/sys" || mount -t sysfs sysfs "$root/sys" || return 1
+  mountpoint -q "$root/dev" || mount --bind /dev "$root/dev" || return 1
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
   chroot "$root" "$@" || status=$?
   for m in sys dev proc; do
