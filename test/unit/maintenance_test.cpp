@@ -290,14 +290,6 @@ TEST(ParseInt8, AsInt8Input)
 
 // ------------------------------------------------------------------ messages
 
-TEST(Messages, FirstLineDropsPartmansAppendedContext)
-{
-	EXPECT_EQ(pgmq::core::FirstLine("updated partition constraint would be violated\nCONTEXT: PL/pgSQL\nDETAIL: x"),
-	          "updated partition constraint would be violated");
-	EXPECT_EQ(pgmq::core::FirstLine("one line"), "one line");
-	EXPECT_EQ(pgmq::core::FirstLine(""), "");
-}
-
 TEST(Messages, UpstreamsConvertNoticesWithTheirLiteralS)
 {
 	EXPECT_EQ(pgmq::core::AlreadyPartitionedNotice("a_foo"), "Table a_foos is already partitioned");

@@ -16,9 +16,14 @@ extern "C" {
 namespace pgmq::pg {
 
 // SPI_connect / SPI_finish. On the error path abort cleans up SPI: never
-// finish there.
-void SpiConnect();
+// finish there. nonatomic: a procedure's connection that may SPI_commit
+// (only when NonAtomicCall).
+void SpiConnect(bool nonatomic = false);
 void SpiFinish();
+
+// Whether the procedure was called with CALL outside a transaction block
+// (or from a procedure that was), where it may commit.
+bool NonAtomicCall(FunctionCallInfo fcinfo);
 
 // Runs a kept plan (read_only = false: each run takes a fresh snapshot, so a
 // poll sees sends committed meanwhile). Returns the number of rows; they are
