@@ -39,7 +39,7 @@ PGMQ_FUNCTION(pgmq_run_partition_maintenance)
 	if (queue_table != nullptr && list.count == 0)
 		NotPartitioned(queue);
 	MaintenanceTally tally{};
-	MaintainTables(partman, &list, nonatomic ? Commits::kProcedure : Commits::kNone, &tally);
+	MaintainTables(partman, &list, nonatomic ? Commits::Procedure : Commits::None, &tally);
 	ereport(DEBUG1, (errmsg("pgmq partition maintenance: %d tables, %d failed, %d skipped, %d with messages in the "
 	                        "default partition, %lld partitions premade, %lld dropped",
 	                        tally.tables, tally.failures, tally.skipped, tally.spilled, static_cast<long long>(tally.created),

@@ -126,7 +126,7 @@ int64 EmptyDefaultPartition(const Partman &partman, const MaintainedTable &table
 		CHECK_FOR_INTERRUPTS();
 		int64 moved = 0;
 		ErrorData *error = InSubtransaction([&] { moved = MoveOneBatch(partman, table); }, keep);
-		CommitBetweenTables(Commits::kProcedure);
+		CommitBetweenTables(Commits::Procedure);
 		if (error) {
 			if (++failures > kMaxBatchRetries)
 				ereport(ERROR, (errcode(error->sqlerrcode),
@@ -166,7 +166,7 @@ void RecoverTable(const Partman &partman, MaintainedTable &table, MemoryContext 
 	// stop landing in the default partition while it is being emptied.
 	if (by_id) {
 		(void) InSubtransaction([&] { MaintainFromSequence(partman, table, false, &unused, &unused); });
-		CommitBetweenTables(Commits::kProcedure);
+		CommitBetweenTables(Commits::Procedure);
 	}
 	int64 moved = 0;
 	int batches = 0;
@@ -183,7 +183,7 @@ void RecoverTable(const Partman &partman, MaintainedTable &table, MemoryContext 
 					MaintainFromSequence(partman, table, true, &unused, &unused);
 			},
 			keep);
-		CommitBetweenTables(Commits::kProcedure);
+		CommitBetweenTables(Commits::Procedure);
 		if (!error)
 			break;
 		// Messages that spilled meanwhile, or a lock not granted in time:
@@ -218,7 +218,7 @@ void RecoverTable(const Partman &partman, MaintainedTable &table, MemoryContext 
 				ExecuteOnce(core::AnalyzeSql(default_table));
 		});
 	});
-	CommitBetweenTables(Commits::kProcedure);
+	CommitBetweenTables(Commits::Procedure);
 	ereport(NOTICE, (errmsg("%s: %lld messages moved out of its default partition in %d batches; maintenance succeeds",
 	                        table.parent, static_cast<long long>(moved), batches)));
 }

@@ -265,11 +265,11 @@ void CommitBetweenTables(Commits mode)
 	// SPI keeps every result until SPI_finish: a new connection per table
 	// (and per recovery batch) keeps a long run's memory flat.
 	switch (mode) {
-	case Commits::kNone:
+	case Commits::None:
 		SpiFinish();
 		SpiConnect();
 		break;
-	case Commits::kProcedure: {
+	case Commits::Procedure: {
 		SPI_commit();
 		SpiFinish();
 		const int rc = SPI_connect_ext(SPI_OPT_NONATOMIC);
@@ -277,7 +277,7 @@ void CommitBetweenTables(Commits mode)
 			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_connect failed: %s", SPI_result_code_string(rc))));
 		break;
 	}
-	case Commits::kWorker:
+	case Commits::Worker:
 		SpiFinish();
 		PopActiveSnapshot();
 		CommitTransactionCommand();

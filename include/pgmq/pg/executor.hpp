@@ -45,9 +45,12 @@ void BeginRowsResult(FunctionCallInfo fcinfo);
 
 // Reading an SPI result by position trusts its column types: a queue table
 // whose column was ALTERed to another type would be misread (a text read as
-// jsonb crashes the backend). So every value read by position goes through
-// these checks. `table` names the pgmq table the columns come from (q_x,
-// unquoted) for the message; nullptr when there is none.
+// jsonb crashes the backend). So every value read by position from a
+// table's columns, and every row stored as a function's result, goes through
+// these checks; a column whose type the statement's own SQL fixes (a cast, a
+// count, a boolean test) needs none. `table` names the pgmq table the
+// columns come from (q_x, unquoted) for the message; nullptr when there is
+// none.
 
 // ERROR 42804 unless column `column` (1-based) of `actual` has type `expected`.
 void RequireColumnType(TupleDesc actual, int column, Oid expected, const char *table);

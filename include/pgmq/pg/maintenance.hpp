@@ -24,9 +24,9 @@ namespace pgmq::pg {
 
 // How work is split into transactions between tables.
 enum class Commits {
-	kNone,       // one transaction (the caller's); subtransactions isolate the tables
-	kProcedure,  // SPI_commit after each table: a procedure with a non-atomic SPI connection
-	kWorker,     // a background worker: finish SPI, commit, start a new transaction, reconnect
+	None,       // one transaction (the caller's); subtransactions isolate the tables
+	Procedure,  // SPI_commit after each table: a procedure with a non-atomic SPI connection
+	Worker,     // a background worker: finish SPI, commit, start a new transaction, reconnect
 };
 
 // One partman-managed table of a queue, in memory that outlives commits.
@@ -85,7 +85,7 @@ void AsOwner(Oid owner, Fn &&fn, bool restricted = true);
 template <typename Fn>
 void AsTableOwner(const MaintainedTable &table, Fn &&fn, bool restricted = true);
 
-// Commits the work so far as mode says (nothing for kNone), and reconnects
+// Commits the work so far as mode says (nothing for None), and reconnects
 // SPI, which frees the results kept so far (memory of the caller's context
 // and the table list are kept). Anything allocated since SPI_connect is gone.
 void CommitBetweenTables(Commits mode);
