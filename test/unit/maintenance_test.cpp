@@ -1,9 +1,9 @@
 // test/unit/maintenance_test.cpp
-// Partition maintenance, recovery and archive conversion in the core
-// (pgmq/core/maintenance.hpp): premaking and retention measured from the
-// queue's sequence, when a recovery batch must hold the table, and the
-// statements
-// (values as $n parameters, identifiers quoted, schema-qualified).
+// Partition maintenance and recovery in the core (pgmq/core/maintenance.hpp)
+// and the archive conversion's SQL (pgmq/core/partition.hpp): premaking and
+// retention measured from the queue's sequence, when a recovery batch must
+// hold the table, upstream's notices, and the statements (values as $n
+// parameters, identifiers quoted, schema-qualified).
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -16,6 +16,7 @@
 
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/maintenance.hpp"
+#include "pgmq/core/partition.hpp"
 
 #include "core_error_assert.hpp"
 #include "sql_lexer.hpp"
