@@ -1,6 +1,6 @@
 // src/core/maintenance.cpp
-// Partition maintenance and recovery: SQL and id
-// arithmetic (see maintenance.hpp). May throw CoreError.
+// Partition maintenance and recovery: SQL and id arithmetic (see
+// maintenance.hpp). May throw CoreError.
 #include "pgmq/core/maintenance.hpp"
 
 #include <algorithm>

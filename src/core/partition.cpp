@@ -1,5 +1,6 @@
 // src/core/partition.cpp
-// Partitioned-queue rules and SQL (see partition.hpp). May throw CoreError.
+// Partitioned-queue rules and SQL, convert_archive_partitioned's included
+// (see partition.hpp). May throw CoreError.
 #include "pgmq/core/partition.hpp"
 
 #include <algorithm>

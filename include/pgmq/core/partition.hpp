@@ -1,9 +1,9 @@
 // include/pgmq/core/partition.hpp
 // Partitioned queues (pg_partman): how a queue is partitioned, the DDL and
-// partman calls that set it up, and runway arithmetic. The runway is what a
-// queue can absorb before it runs past its premade partitions into the
-// default partition, where messages still work but partman maintenance
-// fails (see docs/partitioned-queues.md).
+// partman calls that set it up or convert an archive, and runway
+// arithmetic. The runway is what a queue can absorb before it runs past its
+// premade partitions into the default partition, where messages still work
+// but partman maintenance fails (see docs/partitioned-queues.md).
 #pragma once
 
 #include <cstdint>
