@@ -77,6 +77,11 @@ std::string SetSequenceLoggedSql(std::string_view quoted_sequence)
 	return "ALTER SEQUENCE " + std::string(quoted_sequence) + " SET LOGGED";
 }
 
+std::string QueueInMetaSql()
+{
+	return "SELECT 1 FROM pgmq.meta WHERE queue_name OPERATOR(pg_catalog.=) $1";
+}
+
 std::string InsertMetaSql()
 {
 	return "INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";

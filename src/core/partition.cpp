@@ -1,7 +1,9 @@
 // src/core/partition.cpp
-// Partitioned-queue rules and SQL (see partition.hpp). May throw CoreError.
+// Partitioned-queue rules and SQL, convert_archive_partitioned's included
+// (see partition.hpp). May throw CoreError.
 #include "pgmq/core/partition.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 
@@ -228,6 +230,82 @@ void CheckPartitionedQueueName(std::string_view queue_name)
 {
 	if (queue_name.find('.') != std::string_view::npos)
 		throw CoreError(ErrorKind::InvalidName, "partitioned queue names cannot contain '.' (pg_partman splits schema.table on it)");
+}
+
+std::string CheckIntervalsSql() { return "SELECT $1::pg_catalog.interval, $2::pg_catalog.interval"; }
+
+std::string DefaultPartitionName(std::string_view table) { return std::string(table) + "_default"; }
+
+std::string AlreadyPartitionedNotice(std::string_view archive_table)
+{
+	return "Table " + std::string(archive_table) + "s is already partitioned";
+}
+
+std::string ArchiveMissingNotice(std::string_view archive_table)
+{
+	return "Table " + std::string(archive_table) + "s does not exists";
+}
+
+std::string OldArchiveTable(std::string_view archive_table)
+{
+	std::string old = std::string(archive_table) + "_old";
+	if (old.size() > kMaxIdentifierBytes)
+		throw CoreError(ErrorKind::NameTooLong, "queue name is too long for its archive to be converted: " + old +
+		                                            " would exceed " + std::to_string(kMaxIdentifierBytes) + " bytes");
+	return old;
+}
+
+std::string RenameTableSql(std::string_view table, std::string_view new_name)
+{
+	return "ALTER TABLE " + QualifiedTable(table) + " RENAME TO " + QuoteIdentifier(new_name);
+}
+
+std::string CreateConvertedArchiveSql(std::string_view archive_table, std::string_view old_table,
+                                      const PartitionPlan &plan)
+{
+	return "CREATE TABLE " + QualifiedTable(archive_table) + " (LIKE " + QualifiedTable(old_table) +
+	       " INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED INCLUDING STORAGE INCLUDING COMMENTS) "
+	       "PARTITION BY RANGE (" +
+	       QuoteIdentifier(plan.archive_column) + ")";
+}
+
+std::string MoveFromTableSql(std::string_view partman_schema, PartitionKind kind)
+{
+	return "SELECT " + QuoteIdentifier(partman_schema) + (kind == PartitionKind::ById ? ".partition_data_id" : ".partition_data_time") +
+	       "($1, p_batch_count := 100, p_analyze := false, p_source_table := $2)";
+}
+
+std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_name, const PartitionPlan &plan)
+{
+	const std::string archive = QualifiedTable(TableName("a", queue_name));
+	std::vector<std::string> statements;
+	if (plan.kind == PartitionKind::ById)
+		statements.push_back("ALTER TABLE " + archive + " ADD PRIMARY KEY (msg_id)");
+	statements.push_back("CREATE INDEX " + QuoteIdentifier("archived_at_idx_" + std::string(queue_name)) + " ON " +
+	                     archive + " (archived_at)");
+	return statements;
+}
+
+std::string DropTableSql(std::string_view table) { return "DROP TABLE " + QualifiedTable(table); }
+
+std::string TableGrantsSql()
+{
+	// The owner's own entry is implicit in a new table.
+	return "SELECT CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN NULL "
+	       "ELSE pg_catalog.pg_get_userbyid(a.grantee)::pg_catalog.text END, a.privilege_type, a.is_grantable "
+	       "FROM pg_catalog.pg_class c CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a "
+	       "WHERE c.oid OPERATOR(pg_catalog.=) $1 AND a.grantee OPERATOR(pg_catalog.<>) c.relowner";
+}
+
+std::string GrantSql(std::string_view table, std::string_view privilege, const std::optional<std::string> &grantee,
+                     bool grantable)
+{
+	static constexpr std::string_view kTablePrivileges[] = {"SELECT", "INSERT",     "UPDATE",  "DELETE",
+	                                                        "TRUNCATE", "REFERENCES", "TRIGGER"};
+	if (std::find(std::begin(kTablePrivileges), std::end(kTablePrivileges), privilege) == std::end(kTablePrivileges))
+		throw CoreError(ErrorKind::Internal, "not a table privilege: " + std::string(privilege));
+	return "GRANT " + std::string(privilege) + " ON " + QualifiedTable(table) + " TO " +
+	       (grantee ? QuoteIdentifier(*grantee) : std::string("PUBLIC")) + (grantable ? " WITH GRANT OPTION" : "");
 }
 
 }  // namespace pgmq::core

@@ -16,32 +16,48 @@ namespace {
 
 using P = ParamType;
 
-const StatementShape kShapes[] = {
-	/* Send            */ {3, {P::Jsonb, P::Jsonb, P::Timestamptz}},
-	/* SendBatch       */ {3, {P::JsonbArray, P::JsonbArray, P::Timestamptz}},
-	/* Read            */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}, true},
-	/* ReadConditional */ {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb}, true},
-	/* Pop             */ {2, {P::Timestamptz, P::Int8}, true},
-	/* SetVt           */ {2, {P::Int8, P::Timestamptz}},
-	/* SetVtBatch      */ {2, {P::Int8Array, P::Timestamptz}},
-	/* Delete          */ {1, {P::Int8}},
-	/* DeleteBatch     */ {1, {P::Int8Array}},
-	/* Archive         */ {1, {P::Int8}},
-	/* ArchiveBatch    */ {1, {P::Int8Array}},
-	/* Metrics         */ {4, {P::Text, P::Text, P::Text, P::Regclass}},
-	/* ReadGrouped*    */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
-	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
-	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
-	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
-	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
-	/*                 */ {3, {P::Timestamptz, P::Timestamptz, P::Int8}},
-	/* NotifyThrottle  */ {2, {P::Text, P::Timestamptz}},
-	/* SendTopic       */ {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}},
-	/* SendBatchTopic  */ {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}},
-	/* NotifyState     */ {1, {P::Text}},
+// One row per statement, labelled with it; the rows are in the enum's order
+// (checked below), so ShapeOf indexes them.
+struct ShapeRow {
+	Statement statement;
+	StatementShape shape;
+};
+
+constexpr ShapeRow kShapes[] = {
+	{Statement::Send, {3, {P::Jsonb, P::Jsonb, P::Timestamptz}}},
+	{Statement::SendBatch, {3, {P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
+	{Statement::Read, {3, {P::Timestamptz, P::Timestamptz, P::Int8}, true}},
+	{Statement::ReadConditional, {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb}, true}},
+	{Statement::Pop, {2, {P::Timestamptz, P::Int8}, true}},
+	{Statement::SetVt, {2, {P::Int8, P::Timestamptz}}},
+	{Statement::SetVtBatch, {2, {P::Int8Array, P::Timestamptz}}},
+	{Statement::Delete, {1, {P::Int8}}},
+	{Statement::DeleteBatch, {1, {P::Int8Array}}},
+	{Statement::Archive, {1, {P::Int8}}},
+	{Statement::ArchiveBatch, {1, {P::Int8Array}}},
+	{Statement::Metrics, {4, {P::Text, P::Text, P::Text, P::Regclass}}},
+	{Statement::ReadGrouped, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
+	{Statement::ReadGroupedIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
+	{Statement::ReadGroupedRr, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
+	{Statement::ReadGroupedRrIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
+	{Statement::ReadGroupedHead, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
+	{Statement::ReadGroupedHeadIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
+	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
+	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
+	{Statement::SendBatchTopic, {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
+	{Statement::NotifyState, {1, {P::Text}}},
 };
 static_assert(sizeof kShapes / sizeof kShapes[0] == static_cast<int>(Statement::Count),
 	"one shape per statement");
+
+constexpr bool RowsInEnumOrder()
+{
+	for (int i = 0; i < static_cast<int>(Statement::Count); i++)
+		if (static_cast<int>(kShapes[i].statement) != i)
+			return false;
+	return true;
+}
+static_assert(RowsInEnumOrder(), "kShapes rows must be in the order of enum Statement");
 
 constexpr const char *kMessageColumns = "q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers";
 constexpr const char *kEq = " OPERATOR(pg_catalog.=) ";
@@ -97,7 +113,7 @@ const StatementShape &ShapeOf(Statement statement)
 	const auto index = static_cast<int>(statement);
 	if (index < 0 || index >= static_cast<int>(Statement::Count))
 		throw CoreError(ErrorKind::Internal, "unknown statement");
-	return kShapes[index];
+	return kShapes[index].shape;
 }
 
 std::string StatementSql(Statement statement, std::string_view queue_table, std::string_view archive_table)

@@ -149,11 +149,6 @@ void CheckTopicSend(bool msg_null, int64_t delay_seconds)
 		Reject("delay cannot be negative, got: " + std::to_string(delay_seconds));
 }
 
-std::string QueueInMetaSql()
-{
-	return "SELECT 1 FROM pgmq.meta WHERE queue_name OPERATOR(pg_catalog.=) $1";
-}
-
 std::string InsertTopicBindingSql()
 {
 	return "INSERT INTO pgmq.topic_bindings (pattern, queue_name) VALUES ($1, $2) "

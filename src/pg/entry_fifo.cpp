@@ -5,17 +5,13 @@
 // messages with the same x-pgmq-group header; within it messages are delivered
 // in msg_id order and never while an earlier one is in flight (see
 // include/pgmq/core/fifo.hpp and docs/fifo.md).
-#include "pgmq/core/arguments.hpp"
 #include "pgmq/core/fifo.hpp"
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/statements.hpp"
 
-#include <vector>
-
+#include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
-#include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
-#include "pgmq/pg/poll.hpp"
 #include "pgmq/pg/registered_queues.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
@@ -45,14 +41,6 @@ struct GroupStatements {
 constexpr GroupStatements kBatch = {core::Statement::ReadGrouped, core::Statement::ReadGroupedIndexed};
 constexpr GroupStatements kRoundRobin = {core::Statement::ReadGroupedRr, core::Statement::ReadGroupedRrIndexed};
 constexpr GroupStatements kHead = {core::Statement::ReadGroupedHead, core::Statement::ReadGroupedHeadIndexed};
-
-// A group read's parameters, decoded once and reused by every poll attempt.
-struct GroupReadRequest {
-	QueueRef queue;
-	int32 vt_seconds;
-	int64 qty;
-	core::Statement statement;
-};
 
 // Whether index `index` is the group index of the queue table: a btree on
 // (group key collated "C", msg_id). An index of that name with another shape
@@ -94,39 +82,22 @@ bool HasGroupIndex(const QueueRef &queue)
 	return OidIsValid(index) && IsGroupIndex(index, queue.queue_relid);
 }
 
-// Decodes (queue_name, vt, qty) and picks the statement. May ereport.
-void DecodeGroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements, GroupReadRequest *request)
+// Decodes (queue_name, vt, qty) into a claim with the strategy's statement:
+// the indexed one when the queue has its group index. May ereport.
+void DecodeGroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements, ClaimRequest *request)
 {
-	ResolveQueue(fcinfo, 0, &request->queue);
-	RequireArgument(fcinfo, 1, "vt");
-	RequireArgument(fcinfo, 2, "qty");
-	request->vt_seconds = PG_GETARG_INT32(1);
-	request->qty = PG_GETARG_INT32(2);
-	RunCore([request] { core::CheckQuantity(request->qty); });
-	request->statement = HasGroupIndex(request->queue) ? statements.indexed : statements.scan;
-}
-
-// One attempt; rows are in SPI_tuptable. Requires SPI.
-uint64 GroupReadOnce(const void *untyped_request)
-{
-	const GroupReadRequest &request = *static_cast<const GroupReadRequest *>(untyped_request);
-	const TimestampTz now = GetCurrentTimestamp();
-	Datum values[3] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
-	                   Int64GetDatum(request.qty)};
-	const char nulls[3] = {' ', ' ', ' '};
-	return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
+	DecodeClaim(fcinfo, statements.scan, request);
+	if (HasGroupIndex(request->queue))
+		request->statement = statements.indexed;
 }
 
 // read_grouped*(queue_name, vt, qty)
 Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
 {
-	GroupReadRequest request;
+	ClaimRequest request;
 	BeginRowsResult(fcinfo);
 	DecodeGroupRead(fcinfo, statements, &request);
-	SpiConnect();
-	GroupReadOnce(&request);
-	EmitRows(fcinfo, request.queue.queue_table);
-	SpiFinish();
+	Claim(fcinfo, request);
 	return Datum(0);
 }
 
@@ -135,12 +106,11 @@ Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
 // max_poll_seconds have passed, as read_with_poll does.
 Datum GroupReadWithPoll(FunctionCallInfo fcinfo, const GroupStatements &statements)
 {
-	GroupReadRequest request;
+	ClaimRequest request;
 	BeginRowsResult(fcinfo);
 	DecodeGroupRead(fcinfo, statements, &request);
-	SpiConnect();
-	PollForMessages(fcinfo, request.queue, GroupReadOnce, &request);
-	SpiFinish();
+	DecodePollSchedule(fcinfo, 3, 4, &request);
+	Claim(fcinfo, request);
 	return Datum(0);
 }
 

@@ -66,8 +66,6 @@ PGMQ_FUNCTION(pgmq_ensure_pg_partman_installed)
 {
 	Partman partman;
 	LookUpPartman(&partman);
-	if (!partman.installed)
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-		                errmsg("pg_partman is required for partitioned queues")));
+	RequirePartman(partman);
 	PG_RETURN_VOID();
 }

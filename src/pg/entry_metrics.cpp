@@ -2,6 +2,7 @@
 // metrics(queue_name): queue length, visible length, message ages, total
 // messages ever sent, and default_partition_length for partitioned queues;
 // metrics_all() for every queue in pgmq.meta.
+#include "pgmq/core/partition.hpp"
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/statements.hpp"
 
@@ -22,21 +23,30 @@ using namespace pgmq::pg;
 
 namespace {
 
-// pgmq."<table>_default" as text, for to_regclass. Allocated in the current context.
-text *DefaultPartitionName(const char *table)
+// Columns of pgmq.metrics_result, the bound of QueueMetricsTuple's arrays.
+constexpr int kMetricsColumns = 8;
+
+// The default partition of pgmq.<table>, qualified and quoted, as text for
+// to_regclass, in the current memory context. May ereport.
+Datum DefaultPartitionText(const char *table)
 {
-	char *name = psprintf("pgmq.%s", quote_identifier(psprintf("%s_default", table)));
-	return cstring_to_text(name);
+	Datum text = Datum(0);
+	RunCore([&] { text = TextDatum(core::QualifiedTable(core::DefaultPartitionName(table))); });
+	return text;
 }
 
 // The metrics of a resolved queue as a tuple of result_desc, in the
 // caller's memory context; name fills the queue_name column.
 HeapTuple QueueMetricsTuple(const QueueRef &queue, Datum name, TupleDesc result_desc)
 {
-	Datum values[8];
-	bool nulls[8];
-	Datum args[4] = {name, PointerGetDatum(DefaultPartitionName(queue.queue_table)),
-	                 PointerGetDatum(DefaultPartitionName(queue.archive_table)), Datum(0)};
+	Datum values[kMetricsColumns];
+	bool nulls[kMetricsColumns];
+	if (result_desc->natts != kMetricsColumns)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("pgmq.metrics_result has %d columns, pgmq expects %d", result_desc->natts,
+		                       kMetricsColumns)));
+	Datum args[4] = {name, DefaultPartitionText(queue.queue_table), DefaultPartitionText(queue.archive_table),
+	                 Datum(0)};
 	const char arg_nulls[4] = {' ', ' ', ' ', ' '};
 	MemoryContext caller_context = CurrentMemoryContext;
 	SpiConnect();

@@ -7,9 +7,9 @@
 // commit when a concurrent sender holds the row (notify_throttle.hpp). NOTIFY
 // is delivered at commit and collapses within a transaction, so a committed
 // batch gives one notification and a rolled-back one none.
+#include "pgmq/core/ddl.hpp"
 #include "pgmq/core/notify.hpp"
 #include "pgmq/core/statements.hpp"
-#include "pgmq/core/topic.hpp"
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/notify_throttle.hpp"
@@ -64,12 +64,6 @@ void RememberNotified(const char *channel)
 	strlcpy(slot.channel, channel, sizeof slot.channel);
 }
 
-// Plan-cache key of statements that are not per queue.
-void NoQueue(QueueRef *ref)
-{
-	memset(ref, 0, sizeof *ref);
-}
-
 // The queue name argument (argument 0) and the interval (argument 1) as
 // statement parameters.
 void NameAndInterval(FunctionCallInfo fcinfo, Oid *types, Datum *values)
@@ -109,14 +103,12 @@ enum class NotifyDecision { Silent, NotifyNow, Deferred };
 // ereport.
 NotifyDecision DecideNotify(const char *queue_name, const char *channel)
 {
-	QueueRef no_queue;
-	NoQueue(&no_queue);
 	const TimestampTz now = GetCurrentTimestamp();
 	Datum values[2] = {PointerGetDatum(cstring_to_text(queue_name)), TimestampTzGetDatum(now)};
 	const char nulls[2] = {' ', ' '};
 	NotifyDecision decision = NotifyDecision::Silent;
 	SpiConnect();
-	const uint64 rows = ExecutePlan(PlanFor(no_queue, core::Statement::NotifyState), values, nulls);
+	const uint64 rows = ExecutePlan(PlanFor(core::Statement::NotifyState), values, nulls);
 	if (rows == 0)
 		decision = NotifyDecision::NotifyNow;
 	else if (rows == 1) {
@@ -128,7 +120,7 @@ NotifyDecision DecideNotify(const char *queue_name, const char *channel)
 			DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &last_null));
 		if (!interval_null && !last_null && core::NotifyDue(interval_ms, last, now)) {
 			// Stamp the row unless a concurrent sender holds it (never wait).
-			const bool stamped = ExecutePlan(PlanFor(no_queue, core::Statement::NotifyThrottle), values, nulls) == 1;
+			const bool stamped = ExecutePlan(PlanFor(core::Statement::NotifyThrottle), values, nulls) == 1;
 			if (interval_ms == 0)
 				decision = NotifyDecision::NotifyNow;
 			else if (stamped) {

@@ -2,21 +2,33 @@
 // Partitioned queues: create_partitioned registers the queue table and its
 // archive with pg_partman, which premakes partitions ahead of the messages
 // and drops old ones (retention). partition_status reports the runway: how
-// far the premade partitions still reach.
+// far the premade partitions still reach. convert_archive_partitioned turns
+// an existing archive into a partitioned one.
 #include "pgmq/core/ddl.hpp"
 #include "pgmq/core/partition.hpp"
 #include "pgmq/core/queue_name.hpp"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/queue_relations.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 using namespace pgmq;
@@ -48,6 +60,17 @@ void ManageParent(const Partman &partman, const std::string &parent, const std::
 	ExecuteOnce(core::ConfigureRetentionSql(partman.schema), 2, types, values);
 }
 
+// The owner of relation relid (which exists).
+Oid RelationOwnerOf(Oid relid)
+{
+	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation %u does not exist", relid)));
+	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
 }  // namespace
 
 // create_partitioned(queue_name text, partition_interval text DEFAULT '10000',
@@ -72,9 +95,7 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 	});
 	SpiConnect();
 	FindPartman(&partman);
-	if (!partman.installed)
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE), errmsg("pg_partman is required for partitioned queues"),
-		                errhint("CREATE EXTENSION pg_partman, then call create_partitioned again.")));
+	RequirePartman(partman);
 	RequireCreateOnSchema();
 	LockQueueName(queue);
 	core::ExistingRelations existing;
@@ -88,13 +109,8 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 		const core::PartitionPlan plan = core::PlanPartitioning(partition_text, retention_text, premake);
 		text *const interval = reinterpret_cast<text *>(
 			DatumGetPointer(TextDatum(core::PartmanIntervalInput(partition_text, partman.major_version))));
-		if (plan.kind == core::PartitionKind::ByTime) {
-			// A clear "invalid input syntax for type interval" before partman sees
-			// it (4.x's named intervals, 'daily', as the durations they stand for).
-			Oid types[2] = {TEXTOID, TEXTOID};
-			Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(core::IntervalDuration(partition_text))};
-			ExecuteOnce("SELECT $1::pg_catalog.interval, $2::pg_catalog.interval", 2, types, values);
-		}
+		if (plan.kind == core::PartitionKind::ByTime)
+			CheckTimeIntervals(retention_interval, partition_text);
 		const std::vector<std::string> indexes =
 			core::PartitionIndexStatements(name, plan, existing.queue_index, existing.archive_index);
 		ExecuteOnce(core::CreatePartitionedQueueSql(name, plan, existing.queue_table));
@@ -129,8 +145,8 @@ PGMQ_FUNCTION(pgmq_partition_status)
 		const Oid sequence_relid = MsgIdSequence(queue.queue_relid, queue.queue_table);
 		const Datum sequence = ObjectIdGetDatum(sequence_relid);
 		RunCore([&] {
-			const std::string q_default = core::QualifiedTable(std::string(queue.queue_table) + "_default");
-			const std::string a_default = core::QualifiedTable(std::string(queue.archive_table) + "_default");
+			const std::string q_default = core::QualifiedTable(core::DefaultPartitionName(queue.queue_table));
+			const std::string a_default = core::QualifiedTable(core::DefaultPartitionName(queue.archive_table));
 			Oid types[6] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, REGCLASSOID};
 			Datum values[6] = {name_datum, TextDatum(core::PartmanParentName(queue.queue_table)),
 			                   TextDatum(core::PartmanParentName(queue.archive_table)), TextDatum(q_default),
@@ -142,4 +158,118 @@ PGMQ_FUNCTION(pgmq_partition_status)
 	}
 	SpiFinish();
 	return Datum(0);
+}
+
+// convert_archive_partitioned(table_name text, partition_interval text
+// DEFAULT '10000', retention_interval text DEFAULT '100000',
+// leading_partition integer DEFAULT 10): the archive pgmq.a_<name> becomes
+// a partitioned table managed by pg_partman, by msg_id (integer interval) or
+// archived_at (duration). Unlike upstream, the archived rows move into the
+// new table: upstream leaves them behind in a_<name>_old, outside the
+// archive, where nothing reads them and drop_queue never removes them.
+// leading_partition is ignored, as upstream does.
+PGMQ_FUNCTION(pgmq_convert_archive_partitioned)
+{
+	QueueRef queue;
+	ReadQueueName(fcinfo, 0, &queue);
+	RequireArgument(fcinfo, 1, "partition_interval");
+	RequireArgument(fcinfo, 2, "retention_interval");
+	text *partition_interval = PG_GETARG_TEXT_PP(1);
+	text *retention_interval = PG_GETARG_TEXT_PP(2);
+	const char *partition_text = text_to_cstring(partition_interval);
+	const char *retention_text = text_to_cstring(retention_interval);
+
+	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
+	const Oid archive_relid = get_relname_relid(queue.archive_table, pgmq_namespace);
+	const char relkind = OidIsValid(archive_relid) ? get_rel_relkind(archive_relid) : '\0';
+	char notice[2 * NAMEDATALEN + 64];
+	if (relkind != RELKIND_RELATION) {
+		RunCore([&] {
+			const std::string text = relkind == RELKIND_PARTITIONED_TABLE ? core::AlreadyPartitionedNotice(queue.archive_table)
+			                                                              : core::ArchiveMissingNotice(queue.archive_table);
+			strlcpy(notice, text.c_str(), sizeof notice);
+		});
+		ereport(NOTICE, (errmsg("%s", notice)));
+		PG_RETURN_VOID();
+	}
+
+	RunCore([&] {
+		core::CheckPartitionedQueueName(std::string_view(queue.name, queue.name_len));
+		core::PlanPartitioning(partition_text, retention_text, 1);
+	});
+	// Everything below runs as the archive's owner, under
+	// SECURITY_RESTRICTED_OPERATION (its triggers fire as rows move): only
+	// a role with the owner's privileges may convert it.
+	const Oid owner = RelationOwnerOf(archive_relid);
+	if (!has_privs_of_role(GetUserId(), owner))
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("must be owner of table %s", queue.archive_table)));
+	SpiConnect();
+	Partman partman;
+	FindPartman(&partman);
+	RequirePartman(partman);
+	LockQueueName(queue);
+	int64 kept = 0;
+	AsOwner(owner, [&] {
+		RunCore([&] {
+			const std::string_view name(queue.name, queue.name_len);
+			const core::PartitionPlan plan = core::PlanPartitioning(partition_text, retention_text, 1);
+			text *const interval = reinterpret_cast<text *>(
+				DatumGetPointer(TextDatum(core::PartmanIntervalInput(partition_text, partman.major_version))));
+			if (plan.kind == core::PartitionKind::ByTime)
+				CheckTimeIntervals(retention_interval, partition_text);
+			const std::string archive = queue.archive_table;
+			const std::string old = core::OldArchiveTable(archive);
+			const std::string parent = core::PartmanParentName(archive);
+			// The grants of the old archive go to the new one (upstream loses
+			// them, and archive() then fails for the roles that had them).
+			std::vector<std::string> grants;
+			{
+				Oid types[1] = {OIDOID};
+				Datum values[1] = {ObjectIdGetDatum(archive_relid)};
+				const uint64 rows = ExecuteOnce(core::TableGrantsSql(), 1, types, values);
+				for (uint64 i = 0; i < rows; i++) {
+					const char *grantee = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+					const char *privilege = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+					bool isnull = true;
+					const bool grantable =
+						DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull)) && !isnull;
+					grants.push_back(core::GrantSql(archive, privilege ? privilege : "",
+					                                grantee ? std::optional<std::string>(grantee) : std::nullopt, grantable));
+				}
+			}
+			ExecuteOnce(core::RenameTableSql(archive, old));
+			ExecuteOnce(core::CreateConvertedArchiveSql(archive, old, plan));
+			for (const std::string &grant : grants)
+				ExecuteOnce(grant);
+			{
+				Oid types[4] = {TEXTOID, TEXTOID, TEXTOID, INT4OID};
+				// premake 4: what upstream gets by leaving pg_partman's default.
+				Datum values[4] = {TextDatum(parent), TextDatum(plan.archive_column), PointerGetDatum(interval),
+				                   Int32GetDatum(4)};
+				ExecuteOnce(core::CreateParentSql(partman.schema, partman.major_version), 4, types, values);
+			}
+			{
+				Oid types[2] = {TEXTOID, TEXTOID};
+				Datum values[2] = {TextDatum(parent), TextDatum(core::PartmanParentName(old))};
+				for (;;) {
+					ExecuteOnce(core::MoveFromTableSql(partman.schema, plan.kind), 2, types, values);
+					bool isnull = true;
+					const Datum rows = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+					if (isnull || DatumGetInt64(rows) <= 0)
+						break;
+					kept += DatumGetInt64(rows);
+				}
+			}
+			ExecuteOnce(core::DropTableSql(old));
+			for (const std::string &statement : core::ConvertedArchiveIndexStatements(name, plan))
+				ExecuteOnce(statement);
+			Oid types[2] = {TEXTOID, TEXTOID};
+			Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(parent)};
+			ExecuteOnce(core::ConfigureRetentionSql(partman.schema), 2, types, values);
+		});
+	});
+	SpiFinish();
+	ereport(NOTICE, (errmsg("pgmq.%s is partitioned now; its %lld archived messages were kept", queue.archive_table,
+	                        static_cast<long long>(kept))));
+	PG_RETURN_VOID();
 }

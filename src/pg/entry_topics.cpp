@@ -5,6 +5,7 @@
 // generated column topic_bindings.compiled_regex. A binding (pattern, queue)
 // routes every message sent to a matching routing key into that queue; the
 // rules live in the core (include/pgmq/core/topic.hpp).
+#include "pgmq/core/ddl.hpp"
 #include "pgmq/core/statements.hpp"
 #include "pgmq/core/topic.hpp"
 
@@ -41,12 +42,6 @@ void RequireNonEmpty(FunctionCallInfo fcinfo, int argno, const char *what)
 {
 	if (TextArgument(fcinfo, argno).empty())
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s cannot be NULL or empty", what)));
-}
-
-// Plan-cache key of statements that are not per queue.
-void NoQueue(QueueRef *ref)
-{
-	memset(ref, 0, sizeof *ref);
 }
 
 void CheckRoutingKeyArgument(FunctionCallInfo fcinfo)
@@ -148,12 +143,10 @@ Datum SendTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 	Datum values[4] = {Datum(0), PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[4] = {' ', ' ', NullFlag(headers_null), ' '};
-	QueueRef no_queue;
-	NoQueue(&no_queue);
 	int64 sent = 0;
 	SpiConnect();
 	values[0] = MatchingQueues(fcinfo);
-	if (ExecutePlan(PlanFor(no_queue, core::Statement::SendTopic), values, nulls) == 1) {
+	if (ExecutePlan(PlanFor(core::Statement::SendTopic), values, nulls) == 1) {
 		bool isnull;
 		sent = DatumGetInt64(ResultValue(0, 1, INT8OID, &isnull));
 	}
@@ -173,12 +166,10 @@ Datum SendBatchTopic(FunctionCallInfo fcinfo, const SendArgs &args)
 	Datum values[4] = {Datum(0), PointerGetDatum(msgs), PointerGetDatum(headers),
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[4] = {' ', ' ', NullFlag(!headers), ' '};
-	QueueRef no_queue;
-	NoQueue(&no_queue);
 	SpiConnect();
 	values[0] = MatchingQueues(fcinfo);
 	// Streamed, as send_batch's: bounded memory for any batch.
-	ExecutePlanIntoResult(fcinfo, PlanFor(no_queue, core::Statement::SendBatchTopic), values, nulls);
+	ExecutePlanIntoResult(fcinfo, PlanFor(core::Statement::SendBatchTopic), values, nulls);
 	SpiFinish();
 	return Datum(0);
 }

@@ -6,17 +6,24 @@
 
 extern "C" {
 #include "funcapi.h"
+#include "nodes/parsenodes.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 }
 
 namespace pgmq::pg {
 
-void SpiConnect()
+void SpiConnect(bool nonatomic)
 {
-	const int rc = SPI_connect();
+	const int rc = SPI_connect_ext(nonatomic ? SPI_OPT_NONATOMIC : 0);
 	if (rc != SPI_OK_CONNECT)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_connect failed: %s", SPI_result_code_string(rc))));
+}
+
+bool NonAtomicCall(FunctionCallInfo fcinfo)
+{
+	return fcinfo->context != nullptr && IsA(fcinfo->context, CallContext) &&
+	       !castNode(CallContext, fcinfo->context)->atomic;
 }
 
 void SpiFinish()

@@ -74,9 +74,7 @@ void CopyName(char *dst, size_t cap, const char *src)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq: name too long: \"%s\"", src)));
 }
 
-}  // namespace
 
-namespace {
 
 // Fills table's configuration from row `row` of the part_config result.
 void ReadPartConfig(MaintainedTable *table, SPITupleTable *config, uint64 row)
@@ -228,7 +226,7 @@ bool CheckMaintainedTable(MaintainedTable *table, char *why, size_t cap, int *sq
 		}
 	}
 	char default_name[NAMEDATALEN + 16];
-	snprintf(default_name, sizeof default_name, "%s_default", table->table);
+	RunCore([&] { strlcpy(default_name, core::DefaultPartitionName(table->table).c_str(), sizeof default_name); });
 	const Oid default_relid = get_relname_relid(default_name, pgmq_namespace);
 	if (OidIsValid(default_relid) &&
 	    (get_rel_relkind(default_relid) != RELKIND_RELATION || RelationOwner(default_relid) != owner ||
@@ -246,11 +244,11 @@ void CommitBetweenTables(Commits mode)
 	// SPI keeps every result until SPI_finish: a new connection per table
 	// (and per recovery batch) keeps a long run's memory flat.
 	switch (mode) {
-	case Commits::kNone:
+	case Commits::None:
 		SpiFinish();
 		SpiConnect();
 		break;
-	case Commits::kProcedure: {
+	case Commits::Procedure: {
 		SPI_commit();
 		SpiFinish();
 		const int rc = SPI_connect_ext(SPI_OPT_NONATOMIC);
@@ -258,7 +256,7 @@ void CommitBetweenTables(Commits mode)
 			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_connect failed: %s", SPI_result_code_string(rc))));
 		break;
 	}
-	case Commits::kWorker:
+	case Commits::Worker:
 		SpiFinish();
 		PopActiveSnapshot();
 		CommitTransactionCommand();
@@ -291,6 +289,19 @@ bool RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table,
 	return granted;
 }
 
+namespace {
+
+// The id partitions of a table, by first id.
+struct Partition {
+	int64_t start;
+	std::string name;  // in schema pgmq when droppable
+	bool droppable;    // pgmq's to drop: see core::IdPartitionsSql, IsPartmanIdPartition
+	bool operator<(const Partition &other) const { return start < other.start; }
+};
+using Partitions = std::vector<Partition>;
+
+// From C++ code inside RunCore, as the table's owner (they may throw):
+// the id partitions of table.
 Partitions ExistingPartitions(const MaintainedTable &table)
 {
 	Oid types[1] = {OIDOID};
@@ -314,6 +325,7 @@ Partitions ExistingPartitions(const MaintainedTable &table)
 	return partitions;
 }
 
+// Where table stands (see core::IdPosition).
 core::IdPosition ReadIdPosition(const MaintainedTable &table)
 {
 	Oid types[1] = {TEXTOID};
@@ -332,6 +344,7 @@ core::IdPosition ReadIdPosition(const MaintainedTable &table)
 	return position;
 }
 
+// Creates the partitions starting at starts; returns how many.
 int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, const std::vector<int64_t> &starts)
 {
 	if (starts.empty())
@@ -342,12 +355,45 @@ int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, con
 	return static_cast<int64>(starts.size());
 }
 
+// Their first ids, ascending.
 std::vector<int64_t> PartitionStarts(const Partitions &partitions)
 {
 	std::vector<int64_t> starts;
 	for (const auto &partition : partitions)
 		starts.push_back(partition.start);
 	return starts;
+}
+
+// WARNING for a failed maintenance step of table, with the first line of
+// error's message (and a hint to recover when the default partition has
+// rows).
+void WarnMaintenanceFailed(const MaintainedTable &table, const char *step, const ErrorData *error)
+{
+	const char *message = error->message ? error->message : "unknown error";
+	const int first_line = FirstLineLength(message);
+	bool spilled = false;
+	// Asking must not turn a warning into an error.
+	if (InSubtransaction([&] { spilled = DefaultPartitionHasRows(table); }) != nullptr)
+		spilled = false;
+	if (spilled)
+		ereport(WARNING,
+		        (errcode(error->sqlerrcode),
+		         errmsg("%s of queue \"%s\" failed for %s: %.*s", step, table.queue_name, table.parent, first_line, message),
+		         errdetail("Messages sit in its default partition pgmq.%s_default: the queue overran its partitions.",
+		                   table.table),
+		         errhint("Run CALL pgmq.recover_partitioned_queue('%s'); outside a transaction block.", table.queue_name)));
+	else
+		ereport(WARNING, (errcode(error->sqlerrcode), errmsg("%s of queue \"%s\" failed for %s: %.*s", step,
+		                                                     table.queue_name, table.parent, first_line, message)));
+}
+
+}  // namespace
+
+void NotPartitioned(const QueueRef &queue)
+{
+	ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+	                errmsg("queue \"%.*s\" is not partitioned", queue.name_len, queue.name),
+	                errdetail("pg_partman manages neither pgmq.%s nor pgmq.%s.", queue.queue_table, queue.archive_table)));
 }
 
 void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, bool apply_retention, int64 *created,
@@ -400,26 +446,6 @@ bool DefaultPartitionHasRows(const MaintainedTable &table)
 		});
 	});
 	return has_rows;
-}
-
-void WarnMaintenanceFailed(const MaintainedTable &table, const char *step, const ErrorData *error)
-{
-	const char *message = error->message ? error->message : "unknown error";
-	const int first_line = static_cast<int>(strcspn(message, "\n"));
-	bool spilled = false;
-	// Asking must not turn a warning into an error.
-	if (InSubtransaction([&] { spilled = DefaultPartitionHasRows(table); }) != nullptr)
-		spilled = false;
-	if (spilled)
-		ereport(WARNING,
-		        (errcode(error->sqlerrcode),
-		         errmsg("%s of queue \"%s\" failed for %s: %.*s", step, table.queue_name, table.parent, first_line, message),
-		         errdetail("Messages sit in its default partition pgmq.%s_default: the queue overran its partitions.",
-		                   table.table),
-		         errhint("Run CALL pgmq.recover_partitioned_queue('%s'); outside a transaction block.", table.queue_name)));
-	else
-		ereport(WARNING, (errcode(error->sqlerrcode), errmsg("%s of queue \"%s\" failed for %s: %.*s", step,
-		                                                     table.queue_name, table.parent, first_line, message)));
 }
 
 void MaintainTables(const Partman &partman, MaintainedTables *list, Commits mode, MaintenanceTally *tally)

@@ -226,7 +226,7 @@ void pgmq_maintenance_worker_main(Datum)
 		MemoryContext keep = AllocSetContextCreate(TopMemoryContext, "pgmq maintenance", ALLOCSET_DEFAULT_SIZES);
 		MaintainedTables list;
 		ListMaintainedTables(partman, nullptr, keep, &list);
-		MaintainTables(partman, &list, Commits::kWorker, &tally);
+		MaintainTables(partman, &list, Commits::Worker, &tally);
 	}
 	SpiFinish();
 	PopActiveSnapshot();

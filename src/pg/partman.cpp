@@ -1,10 +1,13 @@
 // src/pg/partman.cpp
 // pg_partman discovery (see partman.hpp).
+#include "pgmq/core/partition.hpp"
+
 #include "pgmq/pg/partman.hpp"
 
 #include "pgmq/pg/executor.hpp"
 
 extern "C" {
+#include "catalog/pg_type_d.h"
 #include "utils/builtins.h"
 }
 
@@ -26,6 +29,21 @@ void FindPartman(Partman *partman)
 	partman->installed = true;
 	strlcpy(partman->schema, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), sizeof partman->schema);
 	partman->major_version = atoi(SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2));
+}
+
+void RequirePartman(const Partman &partman)
+{
+	if (!partman.installed)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("pg_partman is required for partitioned queues"),
+		                errhint("CREATE EXTENSION pg_partman, then call create_partitioned again.")));
+}
+
+void CheckTimeIntervals(text *retention_interval, const char *partition_interval)
+{
+	Oid types[2] = {TEXTOID, TEXTOID};
+	Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(core::IntervalDuration(partition_interval))};
+	ExecuteOnce(core::CheckIntervalsSql(), 2, types, values);
 }
 
 }  // namespace pgmq::pg

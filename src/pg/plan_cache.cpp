@@ -170,7 +170,7 @@ VerifiedTables VerifyTables(const QueueRef &queue, core::Statement statement)
 }
 
 // Parses and plans the statement and moves it to permanent storage.
-SPIPlanPtr Prepare(const QueueRef &queue, core::Statement statement)
+SPIPlanPtr Prepare(const char *queue_table, const char *archive_table, core::Statement statement)
 {
 	SPIPlanPtr plan = nullptr;
 	RunCore([&] {
@@ -178,7 +178,7 @@ SPIPlanPtr Prepare(const QueueRef &queue, core::Statement statement)
 		Oid types[core::kMaxStatementParams];
 		for (int i = 0; i < shape.nparams; i++)
 			types[i] = TypeOid(shape.params[i]);
-		const std::string sql = core::StatementSql(statement, queue.queue_table, queue.archive_table);
+		const std::string sql = core::StatementSql(statement, queue_table, archive_table);
 		const int options = shape.generic_plan ? CURSOR_OPT_GENERIC_PLAN : 0;
 		plan = CallPostgres([&] { return SPI_prepare_cursor(sql.c_str(), shape.nparams, types, options); });
 		if (!plan)
@@ -193,27 +193,33 @@ SPIPlanPtr Prepare(const QueueRef &queue, core::Statement statement)
 
 }  // namespace
 
-SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement) { return PlanFor(queue, statement, nullptr); }
+namespace {
 
-SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id_sequence)
+// The entry of statement for queue (nullptr: a statement not tied to a
+// queue, whose key has an empty table name and which verifies no table).
+SPIPlanPtr CachedPlan(const QueueRef *queue, core::Statement statement, Oid *msg_id_sequence)
 {
+	if (core::IsPerQueue(statement) != (queue != nullptr))
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+		                errmsg("pgmq statement %d used %s a queue", static_cast<int>(statement),
+		                       queue ? "with" : "without")));
 	PlanKey key;
 	memset(&key, 0, sizeof key);  // dynahash compares raw bytes
-	strlcpy(key.table, queue.queue_table, sizeof key.table);
+	if (queue)
+		strlcpy(key.table, queue->queue_table, sizeof key.table);
 	key.statement = static_cast<int>(statement);
 
 	auto *entry = static_cast<PlanEntry *>(hash_search(PlanTable(), &key, HASH_FIND, nullptr));
-	const bool per_queue = queue.queue_table[0] != '\0';
-	if (!entry || (per_queue && (!entry->verified || entry->queue_relid != queue.queue_relid))) {
+	if (!entry || (queue && (!entry->verified || entry->queue_relid != queue->queue_relid))) {
 		// Verify, then prepare, before entering or updating the entry, so a
 		// failure never leaves a half-built or wrongly verified entry. Catalog
 		// lookups may process invalidations, but never add or remove entries.
 		const uint64 invalidations_before = invalidations;
 		VerifiedTables tables;
-		if (per_queue)
-			tables = VerifyTables(queue, statement);
+		if (queue)
+			tables = VerifyTables(*queue, statement);
 		if (!entry) {
-			SPIPlanPtr plan = Prepare(queue, statement);
+			SPIPlanPtr plan = Prepare(queue ? queue->queue_table : "", queue ? queue->archive_table : "", statement);
 			while (hash_get_num_entries(plan_table) >= plan_cache_size)
 				EvictLeastRecentlyUsed();
 			entry = static_cast<PlanEntry *>(hash_search(plan_table, &key, HASH_ENTER, nullptr));
@@ -231,6 +237,17 @@ SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id
 		*msg_id_sequence = entry->msg_id_sequence;
 	return entry->plan;
 }
+
+}  // namespace
+
+SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement) { return CachedPlan(&queue, statement, nullptr); }
+
+SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id_sequence)
+{
+	return CachedPlan(&queue, statement, msg_id_sequence);
+}
+
+SPIPlanPtr PlanFor(core::Statement statement) { return CachedPlan(nullptr, statement, nullptr); }
 
 void InitPlanCache()
 {

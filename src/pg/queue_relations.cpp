@@ -3,9 +3,11 @@
 // queue_relations.hpp): only pgmq's own, made for this queue, and usable by
 // the caller.
 #include "pgmq/core/ddl.hpp"
+#include "pgmq/core/partition.hpp"
 #include "pgmq/core/queue_name.hpp"
 
 #include <cstring>
+#include <string>
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/queue_relations.hpp"
@@ -51,10 +53,15 @@ char *Identifier(const std::string &name)
 	});
 }
 
-// An identifier of its own: the default partitions pg_partman adds.
-char *Suffixed(const char *table, const char *suffix)
+// The default partition of pgmq.<table> (core::DefaultPartitionName),
+// palloc'd and truncated as Postgres would truncate the name.
+char *DefaultPartitionOf(const char *table)
 {
-	char *name = psprintf("%s%s", table, suffix);
+	char *name = nullptr;
+	RunCore([&] {
+		const std::string made = core::DefaultPartitionName(table);
+		name = CallPostgres([&] { return pstrdup(made.c_str()); });
+	});
 	truncate_identifier(name, static_cast<int>(strlen(name)), false);
 	return name;
 }
@@ -79,8 +86,8 @@ int ExpectedRelations(const QueueRef &queue, bool partitioned, bool registered, 
 		expected[count++] = {makeObjectName(queue.archive_table, nullptr, "pkey"), "iI", "index", nullptr};
 	} else if (!registered) {
 		// A registered queue's default partitions are partman's to check.
-		expected[count++] = {Suffixed(queue.queue_table, "_default"), "", "partition", nullptr};
-		expected[count++] = {Suffixed(queue.archive_table, "_default"), "", "partition", nullptr};
+		expected[count++] = {DefaultPartitionOf(queue.queue_table), "", "partition", nullptr};
+		expected[count++] = {DefaultPartitionOf(queue.archive_table), "", "partition", nullptr};
 	}
 	Assert(count <= kMaxExpected);
 	return count;

@@ -1,6 +1,8 @@
 // test/unit/core_error_assert.hpp
-// ThrowsCoreError: asserts that a callable throws pgmq::core::CoreError with
-// an exact kind and message, and says which of the three went wrong.
+// The one way unit tests assert a pgmq::core::CoreError: EXPECT_TRUE of
+// ThrowsCoreError (exact kind and message), ThrowsCoreErrorContaining (kind,
+// and a part of the message) or ThrowsCoreErrorKind (kind only); each says
+// which of the three went wrong. EXPECT_NO_THROW for the accepted cases.
 #pragma once
 
 #include <exception>
@@ -73,6 +75,27 @@ template <typename F>
 		return ::testing::AssertionFailure() << "threw something that is not a std::exception";
 	}
 	return ::testing::AssertionFailure() << "did not throw; expected kind " << KindName(kind);
+}
+
+// Same, for a message of which only a part is fixed by the contract.
+template <typename F>
+::testing::AssertionResult ThrowsCoreErrorContaining(F &&f, pgmq::core::ErrorKind kind, const std::string &part)
+{
+	try {
+		std::forward<F>(f)();
+	} catch (const pgmq::core::CoreError &e) {
+		if (e.kind() != kind || std::string(e.what()).find(part) == std::string::npos)
+			return ::testing::AssertionFailure() << "threw CoreError(" << KindName(e.kind()) << ", \"" << e.what()
+			                                     << "\"), expected CoreError(" << KindName(kind) << ") containing \""
+			                                     << part << "\"";
+		return ::testing::AssertionSuccess();
+	} catch (const std::exception &e) {
+		return ::testing::AssertionFailure() << "threw a non-CoreError exception: " << e.what();
+	} catch (...) {
+		return ::testing::AssertionFailure() << "threw something that is not a std::exception";
+	}
+	return ::testing::AssertionFailure() << "did not throw; expected CoreError(" << KindName(kind) << ") containing \""
+	                                     << part << "\"";
 }
 
 }  // namespace pgmq_test

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "pgmq/core/error.hpp"
+
+#include "core_error_assert.hpp"
 #include "sql_lexer.hpp"
 
 namespace {
@@ -19,6 +21,7 @@ using pgmq::core::ErrorKind;
 using pgmq::core::GrantCheck;
 using pgmq::core::GrantCheckSql;
 using pgmq::core::GrantQueueAccessStatements;
+using pgmq_test::ThrowsCoreErrorContaining;
 
 const std::vector<std::string> kSomeFunctions = {"pgmq.send(pg_catalog.text,pg_catalog.jsonb)",
                                                   "pgmq.read(pg_catalog.text,integer,integer,pg_catalog.jsonb)"};
@@ -70,13 +73,9 @@ TEST(GrantQueueAccess, RefusesWhatTheCallerCannotGrant)
 		bool *flags[] = {&check.can_grant_schema_usage, &check.can_grant_function_execute, &check.can_grant_queue,
 		                 &check.can_grant_sequence, &check.can_grant_archive};
 		*flags[denied] = false;
-		try {
-			GrantQueueAccessStatements("jobs", "app", true, check);
-			ADD_FAILURE() << "no error when flag " << denied << " is false";
-		} catch (const CoreError &e) {
-			EXPECT_EQ(e.kind(), ErrorKind::PermissionDenied);
-			EXPECT_NE(std::string(e.what()).find("queue \"jobs\""), std::string::npos) << e.what();
-		}
+		EXPECT_TRUE(ThrowsCoreErrorContaining([&] { GrantQueueAccessStatements("jobs", "app", true, check); },
+		                                      ErrorKind::PermissionDenied, "queue \"jobs\""))
+			<< "flag " << denied << " false";
 	}
 }
 

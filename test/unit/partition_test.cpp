@@ -1,6 +1,6 @@
 // test/unit/partition_test.cpp
 // Partitioned-queue rules and SQL of the core (pgmq/core/partition.hpp):
-// int4 parsing as PostgreSQL 15 does it, the choice of partition columns and
+// the choice of partition columns and
 // its errors, the partitioned-name rule, and the statements handed to SPI
 // and pg_partman (values as $n parameters, identifiers quoted, the call
 // shape of partman 4.x and 5.x).
@@ -15,12 +15,14 @@
 #include <gtest/gtest.h>
 
 #include "pgmq/core/error.hpp"
-#include "pgmq/core/integers.hpp"
 #include "pgmq/core/partition.hpp"
 
+#include "core_error_assert.hpp"
 #include "sql_lexer.hpp"
 
 using pgmq_test::QuotesBalanced;
+using pgmq_test::ThrowsCoreError;
+using pgmq_test::ThrowsCoreErrorKind;
 
 namespace {
 
@@ -28,24 +30,6 @@ using pgmq::core::CoreError;
 using pgmq::core::ErrorKind;
 using pgmq::core::PartitionKind;
 using pgmq::core::PartitionPlan;
-
-// Runs f and reports whether it threw CoreError of kind with message (an
-// empty message matches any).
-::testing::AssertionResult Throws(const std::function<void()> &f, ErrorKind kind, const std::string &message = "")
-{
-	try {
-		f();
-	} catch (const CoreError &e) {
-		if (e.kind() != kind)
-			return ::testing::AssertionFailure() << "wrong kind, message: " << e.what();
-		if (!message.empty() && message != e.what())
-			return ::testing::AssertionFailure() << "message: \"" << e.what() << "\", expected \"" << message << "\"";
-		return ::testing::AssertionSuccess();
-	} catch (const std::exception &e) {
-		return ::testing::AssertionFailure() << "threw a non-CoreError: " << e.what();
-	}
-	return ::testing::AssertionFailure() << "did not throw";
-}
 
 // The $n placeholders of sql, as numbers.
 std::set<int> Params(std::string_view sql)
@@ -89,62 +73,6 @@ bool Contains(std::string_view sql, std::string_view part) { return sql.find(par
 const PartitionPlan kById{PartitionKind::ById, "msg_id", "msg_id"};
 const PartitionPlan kByTime{PartitionKind::ByTime, "enqueued_at", "archived_at"};
 
-// ---------------------------------------------------------------- ParseInt4
-
-TEST(ParseInt4, Digits)
-{
-	EXPECT_EQ(pgmq::core::ParseInt4("0"), 0);
-	EXPECT_EQ(pgmq::core::ParseInt4("10"), 10);
-	EXPECT_EQ(pgmq::core::ParseInt4("10000"), 10000);
-	EXPECT_EQ(pgmq::core::ParseInt4("007"), 7);  // leading zeros, as int4in
-}
-
-TEST(ParseInt4, SurroundingBlanks)
-{
-	EXPECT_EQ(pgmq::core::ParseInt4(" 10"), 10);
-	EXPECT_EQ(pgmq::core::ParseInt4("10 "), 10);
-	EXPECT_EQ(pgmq::core::ParseInt4("\t\n 42 \r\f\v"), 42);
-	EXPECT_EQ(pgmq::core::ParseInt4("  -5  "), -5);
-}
-
-TEST(ParseInt4, Sign)
-{
-	EXPECT_EQ(pgmq::core::ParseInt4("+10"), 10);
-	EXPECT_EQ(pgmq::core::ParseInt4("-10"), -10);
-	EXPECT_EQ(pgmq::core::ParseInt4("-0"), 0);
-	EXPECT_EQ(pgmq::core::ParseInt4("+"), std::nullopt);
-	EXPECT_EQ(pgmq::core::ParseInt4("-"), std::nullopt);
-	EXPECT_EQ(pgmq::core::ParseInt4("--1"), std::nullopt);
-	EXPECT_EQ(pgmq::core::ParseInt4("+-1"), std::nullopt);
-	EXPECT_EQ(pgmq::core::ParseInt4("- 1"), std::nullopt);  // int4in takes no blank after the sign
-	EXPECT_EQ(pgmq::core::ParseInt4("1-"), std::nullopt);
-}
-
-TEST(ParseInt4, Limits)
-{
-	EXPECT_EQ(pgmq::core::ParseInt4("2147483647"), INT32_MAX);
-	EXPECT_EQ(pgmq::core::ParseInt4("-2147483648"), INT32_MIN);
-	EXPECT_EQ(pgmq::core::ParseInt4("2147483648"), std::nullopt);
-	EXPECT_EQ(pgmq::core::ParseInt4("-2147483649"), std::nullopt);
-	EXPECT_EQ(pgmq::core::ParseInt4("+2147483648"), std::nullopt);
-	EXPECT_EQ(pgmq::core::ParseInt4("00000000002147483647"), INT32_MAX);
-	// Far beyond int64 too: no wrap-around back into range.
-	EXPECT_EQ(pgmq::core::ParseInt4("99999999999999999999999999999"), std::nullopt);
-	EXPECT_EQ(pgmq::core::ParseInt4("18446744073709551626"), std::nullopt);  // 2^64 + 10
-}
-
-TEST(ParseInt4, NotIntegers)
-{
-	for (const char *text : {"", " ", "\t", "1 2", "1.5", "1.", ".5", "1e3", "0x10", "1_000", "10 seconds", "daily", "ten",
-	                         "1,000", "\xd9\xa1" /* Arabic-Indic one */, "１" /* fullwidth one */})
-		EXPECT_EQ(pgmq::core::ParseInt4(text), std::nullopt) << "'" << text << "'";
-}
-
-TEST(ParseInt4, EmbeddedNul)
-{
-	EXPECT_EQ(pgmq::core::ParseInt4(std::string_view("1\0" "2", 3)), std::nullopt);
-}
-
 // --------------------------------------------------------- PlanPartitioning
 
 TEST(PlanPartitioning, IntegersPartitionByMsgId)
@@ -179,55 +107,55 @@ TEST(PlanPartitioning, TextThatIsNoDurationIsLeftToTheIntervalCast)
 
 TEST(PlanPartitioning, MixedKindsAreAnError)
 {
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "1 day", 4); }, ErrorKind::InvalidParameter,
-	                   "partition_interval and retention_interval must be of the same kind: both integers (msg_id "
-	                   "partitioning) or both durations (time partitioning), got '10' and '1 day'"));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("1 day", "100", 4); }, ErrorKind::InvalidParameter,
-	                   "partition_interval and retention_interval must be of the same kind: both integers (msg_id "
-	                   "partitioning) or both durations (time partitioning), got '1 day' and '100'"));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("daily", "7", 4); }, ErrorKind::InvalidParameter));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("10", "1 day", 4); }, ErrorKind::InvalidParameter,
+	                            "partition_interval and retention_interval must be of the same kind: both integers (msg_id "
+	                            "partitioning) or both durations (time partitioning), got '10' and '1 day'"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("1 day", "100", 4); }, ErrorKind::InvalidParameter,
+	                            "partition_interval and retention_interval must be of the same kind: both integers (msg_id "
+	                            "partitioning) or both durations (time partitioning), got '1 day' and '100'"));
+	EXPECT_TRUE(ThrowsCoreErrorKind([] { pgmq::core::PlanPartitioning("daily", "7", 4); }, ErrorKind::InvalidParameter));
 }
 
 TEST(PlanPartitioning, PremakeBelowOne)
 {
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "100", 0); }, ErrorKind::InvalidParameter,
-	                   "premake must be at least 1, got 0"));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("1 day", "7 days", -3); }, ErrorKind::InvalidParameter,
-	                   "premake must be at least 1, got -3"));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "100", INT32_MIN); }, ErrorKind::InvalidParameter,
-	                   "premake must be at least 1, got -2147483648"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("10", "100", 0); }, ErrorKind::InvalidParameter,
+	                            "premake must be at least 1, got 0"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("1 day", "7 days", -3); }, ErrorKind::InvalidParameter,
+	                            "premake must be at least 1, got -3"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("10", "100", INT32_MIN); }, ErrorKind::InvalidParameter,
+	                            "premake must be at least 1, got -2147483648"));
 	// premake is checked first, as upstream does.
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "1 day", 0); }, ErrorKind::InvalidParameter,
-	                   "premake must be at least 1, got 0"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("10", "1 day", 0); }, ErrorKind::InvalidParameter,
+	                            "premake must be at least 1, got 0"));
 }
 
 TEST(PlanPartitioning, PremakeAboveTheLimit)
 {
 	EXPECT_NO_THROW(pgmq::core::PlanPartitioning("10", "100", pgmq::core::kMaxPremake));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "100", pgmq::core::kMaxPremake + 1); },
-	                   ErrorKind::InvalidParameter, "premake must be at most 500, got 501"));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("1 day", "7 days", INT32_MAX); }, ErrorKind::InvalidParameter,
-	                   "premake must be at most 500, got 2147483647"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("10", "100", pgmq::core::kMaxPremake + 1); },
+	                            ErrorKind::InvalidParameter, "premake must be at most 500, got 501"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("1 day", "7 days", INT32_MAX); }, ErrorKind::InvalidParameter,
+	                            "premake must be at most 500, got 2147483647"));
 }
 
 TEST(PlanPartitioning, NonPositiveIntegers)
 {
 	const std::string message = "integer partition_interval and retention_interval must be positive";
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("0", "100", 4); }, ErrorKind::InvalidParameter, message));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("-10", "100", 4); }, ErrorKind::InvalidParameter, message));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "0", 4); }, ErrorKind::InvalidParameter, message));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", "-1", 4); }, ErrorKind::InvalidParameter, message));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("-2147483648", "-0", 4); }, ErrorKind::InvalidParameter, message));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("0", "100", 4); }, ErrorKind::InvalidParameter, message));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("-10", "100", 4); }, ErrorKind::InvalidParameter, message));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("10", "0", 4); }, ErrorKind::InvalidParameter, message));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("10", "-1", 4); }, ErrorKind::InvalidParameter, message));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("-2147483648", "-0", 4); }, ErrorKind::InvalidParameter, message));
 }
 
 TEST(PlanPartitioning, IntegersBeyondInt4AreAnErrorNotSeconds)
 {
 	// '3000000000'::interval would be 95 years of seconds: refused.
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("3000000000", "3000000000", 4); }, ErrorKind::InvalidParameter,
-	                   "integer partition_interval '3000000000' is out of range (at most 2147483647)"));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("10", " 2147483648 ", 4); }, ErrorKind::InvalidParameter,
-	                   "integer retention_interval ' 2147483648 ' is out of range (at most 2147483647)"));
-	EXPECT_TRUE(Throws([] { pgmq::core::PlanPartitioning("-99999999999", "10", 4); }, ErrorKind::InvalidParameter));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("3000000000", "3000000000", 4); }, ErrorKind::InvalidParameter,
+	                            "integer partition_interval '3000000000' is out of range (at most 2147483647)"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::PlanPartitioning("10", " 2147483648 ", 4); }, ErrorKind::InvalidParameter,
+	                            "integer retention_interval ' 2147483648 ' is out of range (at most 2147483647)"));
+	EXPECT_TRUE(ThrowsCoreErrorKind([] { pgmq::core::PlanPartitioning("-99999999999", "10", 4); }, ErrorKind::InvalidParameter));
 }
 
 // ------------------------------------------------ CheckPartitionedQueueName
@@ -236,7 +164,7 @@ TEST(CheckPartitionedQueueName, DotsAreRefused)
 {
 	const std::string message = "partitioned queue names cannot contain '.' (pg_partman splits schema.table on it)";
 	for (const char *name : {"a.b", ".a", "a.", ".", "my.queue.name"})
-		EXPECT_TRUE(Throws([name] { pgmq::core::CheckPartitionedQueueName(name); }, ErrorKind::InvalidName, message))
+		EXPECT_TRUE(ThrowsCoreError([name] { pgmq::core::CheckPartitionedQueueName(name); }, ErrorKind::InvalidName, message))
 			<< name;
 }
 
@@ -256,10 +184,10 @@ TEST(CheckSameControl, SameColumnPasses)
 
 TEST(CheckSameControl, OtherColumnIsAnError)
 {
-	EXPECT_TRUE(Throws([] { pgmq::core::CheckSameControl("pgmq.q_x", "enqueued_at", "msg_id"); },
-	                   ErrorKind::InvalidParameter,
-	                   "pgmq.q_x is already partitioned by enqueued_at, not by msg_id: use the same kind of intervals as "
-	                   "when the queue was created, or drop the queue first"));
+	EXPECT_TRUE(ThrowsCoreError([] { pgmq::core::CheckSameControl("pgmq.q_x", "enqueued_at", "msg_id"); },
+	                            ErrorKind::InvalidParameter,
+	                            "pgmq.q_x is already partitioned by enqueued_at, not by msg_id: use the same kind of intervals as "
+	                            "when the queue was created, or drop the queue first"));
 }
 
 // ------------------------------------------------ IntervalDuration, PartmanIntervalInput

@@ -482,10 +482,17 @@ TEST(StatementSql, GlobalStatementsIgnoreTheTableNames)
 	for (Statement s : AllStatements()) {
 		if (PerQueue(s))
 			continue;
-		// "Prepare with an empty queue table name" (statements.hpp).
+		// Their plan-cache entry is the statement's own (PlanFor(statement)).
 		EXPECT_EQ(StatementSql(s, "", ""), Sql(s)) << Name(s);
 		EXPECT_EQ(StatementSql(s, "q_other", "a_other"), Sql(s)) << Name(s);
 	}
+}
+
+TEST(StatementShapes, IsPerQueueListsTheStatementsOnQueueTables)
+{
+	// The adapter's plan cache keys by queue exactly when IsPerQueue says so.
+	for (Statement s : AllStatements())
+		EXPECT_EQ(pgmq::core::IsPerQueue(s), PerQueue(s)) << Name(s);
 }
 
 TEST(StatementSql, IsDeterministic)

@@ -55,6 +55,9 @@ std::string QueueRegisteredSql();
 std::string UnloggedSequenceSql();
 std::string SetSequenceLoggedSql(std::string_view quoted_sequence);
 
+// $1 queue name -> a row when meta has the queue under exactly this name.
+std::string QueueInMetaSql();
+
 // INSERT of the meta row: ($1 queue name, $2 is_partitioned, $3 is_unlogged).
 std::string InsertMetaSql();
 

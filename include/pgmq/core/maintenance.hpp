@@ -15,8 +15,8 @@
 // queue's sequence instead, which knows the newest id even when the table is
 // empty; the arithmetic is here (PremakeStarts, RetentionDrops).
 //
-// Also the statements of recover_partitioned_queue and of
-// convert_archive_partitioned. Glossary: a "table" is a partman parent,
+// Also the statements of recover_partitioned_queue (convert_archive_partitioned's
+// are in partition.hpp). Glossary: a "table" is a partman parent,
 // pgmq.q_<name> (the queue) or pgmq.a_<name> (its archive); its "default
 // partition" <table>_default receives the rows no partition covers.
 #pragma once
@@ -153,9 +153,6 @@ std::string DropPartitionSql(std::string_view table);
 // where PostgreSQL allows no new temporary table.
 std::string CreatePartmanMoveTableSql(std::string_view default_table);
 
-// <table>_default, as pg_partman names the default partition.
-std::string DefaultPartitionName(std::string_view table);
-
 // Whether pgmq.<table> exists: ($1 qualified, quoted name) -> boolean.
 std::string RelationExistsSql();
 
@@ -170,56 +167,6 @@ std::string MoveOutOfDefaultSql(std::string_view partman_schema, PartitionKind k
 
 // ANALYZE pgmq.<table>.
 std::string AnalyzeSql(std::string_view table);
-
-// The first line of a message (pg_partman appends CONTEXT/DETAIL/HINT lines
-// to the message of errors it re-raises).
-std::string FirstLine(std::string_view message);
-
-// ------------------------------------------------------ convert_archive_partitioned
-
-// convert_archive_partitioned's NOTICEs, as upstream prints them: its
-// format string reads 'Table %s ...', so the name is followed by a literal
-// "s" ("Table a_foos is already partitioned").
-std::string AlreadyPartitionedNotice(std::string_view archive_table);
-std::string ArchiveMissingNotice(std::string_view archive_table);
-
-// The name the old archive is renamed to while its rows move:
-// a_<name>_old. May throw CoreError(NameTooLong) when it is not an
-// identifier.
-std::string OldArchiveTable(std::string_view archive_table);
-
-// ALTER TABLE pgmq.<archive> RENAME TO <old>.
-std::string RenameTableSql(std::string_view table, std::string_view new_name);
-
-// The new partitioned archive, with the old one's columns, defaults,
-// constraints, storage and comments (not its indexes: they are built after
-// the rows have moved), partitioned by msg_id or archived_at.
-std::string CreateConvertedArchiveSql(std::string_view archive_table, std::string_view old_table,
-                                      const PartitionPlan &plan);
-
-// One call of partition_data_id/_time moving up to 100 partition_intervals
-// of rows from ($2 source table) into ($1 parent table), creating their
-// partitions; returns the rows moved (0 when the source is empty).
-std::string MoveFromTableSql(std::string_view partman_schema, PartitionKind kind);
-
-// Indexes of the converted archive, built once its rows are in place: the
-// primary key on msg_id when partitioned by msg_id (as upstream's LIKE ...
-// INCLUDING ALL gives it; a key must contain the partition column, so not
-// by time), and archived_at_idx_<name as given>.
-std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_name, const PartitionPlan &plan);
-
-// DROP TABLE pgmq.<table>.
-std::string DropTableSql(std::string_view table);
-
-// The grants of a table, to carry over to the table that replaces it: ($1
-// its oid) -> grantee (NULL: PUBLIC), privilege_type, is_grantable; the
-// owner's own privileges left out.
-std::string TableGrantsSql();
-
-// GRANT privilege ON pgmq.<table> TO grantee (PUBLIC without one). Throws
-// CoreError(Internal) for anything but a table privilege keyword.
-std::string GrantSql(std::string_view table, std::string_view privilege, const std::optional<std::string> &grantee,
-                     bool grantable);
 
 }  // namespace pgmq::core
 

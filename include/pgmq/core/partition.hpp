@@ -1,9 +1,9 @@
 // include/pgmq/core/partition.hpp
 // Partitioned queues (pg_partman): how a queue is partitioned, the DDL and
-// partman calls that set it up, and runway arithmetic. The runway is what a
-// queue can absorb before it runs past its premade partitions into the
-// default partition, where messages still work but partman maintenance
-// fails (see docs/partitioned-queues.md).
+// partman calls that set it up or convert an archive, and runway
+// arithmetic. The runway is what a queue can absorb before it runs past its
+// premade partitions into the default partition, where messages still work
+// but partman maintenance fails (see docs/partitioned-queues.md).
 #pragma once
 
 #include <cstdint>
@@ -65,6 +65,11 @@ std::string PartConfigControlSql(std::string_view partman_schema);
 // CoreError(InvalidParameter) when partman manages parent by another column.
 void CheckSameControl(std::string_view parent, std::string_view existing_control, std::string_view planned_control);
 
+// Casts ($1 retention, $2 partition interval) to interval: for time
+// partitioning, a clear "invalid input syntax for type interval" before
+// pg_partman sees either value.
+std::string CheckIntervalsSql();
+
 // pg_partman 4.x also takes a few names for time intervals ('daily',
 // 'hourly', ...) that are not PostgreSQL interval input; 5.x dropped them.
 // The duration a name stands for ('daily': '1 day'); other text as it is.
@@ -93,9 +98,60 @@ std::string PartmanParentName(std::string_view table);
 // partition; for time partitioning it is the time until that end.
 std::string PartitionStatusSql(std::string_view partman_schema);
 
+// <table>_default, as pg_partman names the default partition of
+// pgmq.<table> (unquoted). The one place that name is made.
+std::string DefaultPartitionName(std::string_view table);
+
 // Partitioned queue names may not contain '.': pg_partman splits
 // "schema.table" on it. May throw CoreError(InvalidName).
 void CheckPartitionedQueueName(std::string_view queue_name);
+
+// ------------------------------------------------------ convert_archive_partitioned
+// An existing archive becomes a partitioned table, keeping its rows.
+
+// convert_archive_partitioned's NOTICEs, as upstream prints them: its
+// format string reads 'Table %s ...', so the name is followed by a literal
+// "s" ("Table a_foos is already partitioned").
+std::string AlreadyPartitionedNotice(std::string_view archive_table);
+std::string ArchiveMissingNotice(std::string_view archive_table);
+
+// The name the old archive is renamed to while its rows move:
+// a_<name>_old. May throw CoreError(NameTooLong) when it is not an
+// identifier.
+std::string OldArchiveTable(std::string_view archive_table);
+
+// ALTER TABLE pgmq.<archive> RENAME TO <old>.
+std::string RenameTableSql(std::string_view table, std::string_view new_name);
+
+// The new partitioned archive, with the old one's columns, defaults,
+// constraints, storage and comments (not its indexes: they are built after
+// the rows have moved), partitioned by msg_id or archived_at.
+std::string CreateConvertedArchiveSql(std::string_view archive_table, std::string_view old_table,
+                                      const PartitionPlan &plan);
+
+// One call of partition_data_id/_time moving up to 100 partition_intervals
+// of rows from ($2 source table) into ($1 parent table), creating their
+// partitions; returns the rows moved (0 when the source is empty).
+std::string MoveFromTableSql(std::string_view partman_schema, PartitionKind kind);
+
+// Indexes of the converted archive, built once its rows are in place: the
+// primary key on msg_id when partitioned by msg_id (as upstream's LIKE ...
+// INCLUDING ALL gives it; a key must contain the partition column, so not
+// by time), and archived_at_idx_<name as given>.
+std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_name, const PartitionPlan &plan);
+
+// DROP TABLE pgmq.<table>.
+std::string DropTableSql(std::string_view table);
+
+// The grants of a table, to carry over to the table that replaces it: ($1
+// its oid) -> grantee (NULL: PUBLIC), privilege_type, is_grantable; the
+// owner's own privileges left out.
+std::string TableGrantsSql();
+
+// GRANT privilege ON pgmq.<table> TO grantee (PUBLIC without one). Throws
+// CoreError(Internal) for anything but a table privilege keyword.
+std::string GrantSql(std::string_view table, std::string_view privilege, const std::optional<std::string> &grantee,
+                     bool grantable);
 
 }  // namespace pgmq::core
 

@@ -35,13 +35,17 @@ enum class Statement : unsigned char {
 	ReadGroupedRrIndexed,
 	ReadGroupedHead,
 	ReadGroupedHeadIndexed,
-	// Not per queue (prepare with an empty queue table name):
+	// Not per queue (IsPerQueue false: their plan-cache entry is the statement's own):
 	NotifyThrottle,   // ($1 queue name, $2 now) -> one row when the throttle was stamped (notify.hpp)
 	SendTopic,        // ($1 routing key, $2 msg, $3 headers, $4 vt) -> queues sent to (topic.hpp)
 	SendBatchTopic,   // ($1 routing key, $2 msgs, $3 headers, $4 vt) -> (queue_name, msg_id) rows
 	NotifyState,      // ($1 queue name) -> (throttle_interval_ms, last_notified_at) (notify.hpp)
 	Count             // number of statements, not a statement
 };
+
+// Whether the statement reads or writes one queue's tables (and so is
+// prepared per queue); the others are listed after ReadGroupedHeadIndexed.
+constexpr bool IsPerQueue(Statement statement) { return statement <= Statement::ReadGroupedHeadIndexed; }
 
 constexpr int kMaxStatementParams = 4;
 

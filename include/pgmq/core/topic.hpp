@@ -56,8 +56,6 @@ const char *TopicBindingsSql() noexcept;
 void CheckTopicSend(bool msg_null, int64_t delay_seconds);
 
 // SQL of the topic functions that are not per-message (run once per call):
-// $1 queue name -> a row when meta has the queue under exactly this name.
-std::string QueueInMetaSql();
 // ($1 pattern, $2 queue name): a duplicate binding is a no-op.
 std::string InsertTopicBindingSql();
 // ($1 pattern, $2 queue name) -> one row per deleted binding.

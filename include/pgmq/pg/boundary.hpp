@@ -11,6 +11,8 @@
 //   - C++ code that must call Postgres does it through CallPostgres, which
 //     turns the Postgres error into a C++ exception carrying the original
 //     ErrorData (SQLSTATE, message, detail, hint), re-raised unchanged;
+//   - a POD frame that must survive a Postgres error (one table's failed
+//     maintenance) runs the risky part with InSubtransaction;
 //   - every SQL-callable function is declared with PGMQ_FUNCTION, whose
 //     entry point catches whatever C++ exception could still escape.
 #pragma once
@@ -21,8 +23,10 @@
 extern "C" {
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "fmgr.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 }
 
 #include "pgmq/pg/compat.hpp"
@@ -115,6 +119,42 @@ auto CallPostgres(Fn &&fn) -> decltype(fn())
 		CallPostgres([&] { result = fn(); });
 		return result;
 	}
+}
+
+// Runs fn, a POD-frame function that may ereport, in a subtransaction.
+// Returns nullptr when it succeeded, or its error after rolling the
+// subtransaction back, copied into error_context (default: the caller's
+// memory context; maintenance.hpp's CommitBetweenTables frees it); a
+// query cancel is raised again. Must not be called from C++ code that owns
+// objects with destructors.
+template <typename Fn>
+ErrorData *InSubtransaction(Fn &&fn, MemoryContext error_context = nullptr)
+{
+	MemoryContext context = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData *volatile error = nullptr;
+	BeginInternalSubTransaction(nullptr);
+	MemoryContextSwitchTo(context);
+	PG_TRY();
+	{
+		fn();
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(error_context != nullptr ? error_context : context);
+		error = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(context);
+	CurrentResourceOwner = owner;
+	// A cancel (or statement_timeout) stops the whole call, as PL/pgSQL's
+	// EXCEPTION WHEN OTHERS lets it: it is the user's, not the table's.
+	if (error != nullptr && error->sqlerrcode == ERRCODE_QUERY_CANCELED)
+		ReThrowError(error);
+	return error;
 }
 
 using EntryBody = Datum (*)(FunctionCallInfo);

@@ -16,9 +16,14 @@ extern "C" {
 namespace pgmq::pg {
 
 // SPI_connect / SPI_finish. On the error path abort cleans up SPI: never
-// finish there.
-void SpiConnect();
+// finish there. nonatomic: a procedure's connection that may SPI_commit
+// (only when NonAtomicCall).
+void SpiConnect(bool nonatomic = false);
 void SpiFinish();
+
+// Whether the procedure was called with CALL outside a transaction block
+// (or from a procedure that was), where it may commit.
+bool NonAtomicCall(FunctionCallInfo fcinfo);
 
 // Runs a kept plan (read_only = false: each run takes a fresh snapshot, so a
 // poll sees sends committed meanwhile). Returns the number of rows; they are
@@ -40,9 +45,12 @@ void BeginRowsResult(FunctionCallInfo fcinfo);
 
 // Reading an SPI result by position trusts its column types: a queue table
 // whose column was ALTERed to another type would be misread (a text read as
-// jsonb crashes the backend). So every value read by position goes through
-// these checks. `table` names the pgmq table the columns come from (q_x,
-// unquoted) for the message; nullptr when there is none.
+// jsonb crashes the backend). So every value read by position from a
+// table's columns, and every row stored as a function's result, goes through
+// these checks; a column whose type the statement's own SQL fixes (a cast, a
+// count, a boolean test) needs none. `table` names the pgmq table the
+// columns come from (q_x, unquoted) for the message; nullptr when there is
+// none.
 
 // ERROR 42804 unless column `column` (1-based) of `actual` has type `expected`.
 void RequireColumnType(TupleDesc actual, int column, Oid expected, const char *table);

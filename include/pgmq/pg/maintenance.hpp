@@ -10,26 +10,23 @@
 #include "pgmq/core/partition.hpp"
 
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "pgmq/pg/boundary.hpp"
 #include "pgmq/pg/partman.hpp"
+#include "pgmq/pg/queue.hpp"
 
 extern "C" {
-#include "access/xact.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
-#include "utils/resowner.h"
 }
 
 namespace pgmq::pg {
 
 // How work is split into transactions between tables.
 enum class Commits {
-	kNone,       // one transaction (the caller's); subtransactions isolate the tables
-	kProcedure,  // SPI_commit after each table: a procedure with a non-atomic SPI connection
-	kWorker,     // a background worker: finish SPI, commit, start a new transaction, reconnect
+	None,       // one transaction (the caller's); subtransactions isolate the tables
+	Procedure,  // SPI_commit after each table: a procedure with a non-atomic SPI connection
+	Worker,     // a background worker: finish SPI, commit, start a new transaction, reconnect
 };
 
 // One partman-managed table of a queue, in memory that outlives commits.
@@ -88,16 +85,7 @@ void AsOwner(Oid owner, Fn &&fn, bool restricted = true);
 template <typename Fn>
 void AsTableOwner(const MaintainedTable &table, Fn &&fn, bool restricted = true);
 
-// Runs fn, a POD-frame function that may ereport, in a subtransaction.
-// Returns nullptr when it succeeded, or its error after rolling the
-// subtransaction back, copied into error_context (default: the caller's
-// memory context, which CommitBetweenTables frees); a query cancel is
-// raised again. Must not be called from C++ code that owns objects with
-// destructors.
-template <typename Fn>
-ErrorData *InSubtransaction(Fn &&fn, MemoryContext error_context = nullptr);
-
-// Commits the work so far as mode says (nothing for kNone), and reconnects
+// Commits the work so far as mode says (nothing for None), and reconnects
 // SPI, which frees the results kept so far (memory of the caller's context
 // and the table list are kept). Anything allocated since SPI_connect is gone.
 void CommitBetweenTables(Commits mode);
@@ -135,30 +123,15 @@ bool RunPartmanMaintenance(const Partman &partman, const MaintainedTable &table,
 void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, bool apply_retention, int64 *created,
                           int64 *dropped);
 
-// From C++ code inside RunCore, as the table's owner (they may throw):
-// the id partitions of table, by first id;
-struct Partition {
-	int64_t start;
-	std::string name;  // in schema pgmq when droppable
-	bool droppable;    // pgmq's to drop: see core::IdPartitionsSql, IsPartmanIdPartition
-	bool operator<(const Partition &other) const { return start < other.start; }
-};
-using Partitions = std::vector<Partition>;
-Partitions ExistingPartitions(const MaintainedTable &table);
-// where table stands (see core::IdPosition);
-core::IdPosition ReadIdPosition(const MaintainedTable &table);
-// their first ids, ascending;
-std::vector<int64_t> PartitionStarts(const Partitions &partitions);
-// creates the partitions starting at starts; returns how many.
-int64 CreatePartitions(const Partman &partman, const MaintainedTable &table, const std::vector<int64_t> &starts);
-
 // Whether the default partition of table holds rows.
 bool DefaultPartitionHasRows(const MaintainedTable &table);
 
-// WARNING for a failed maintenance step of table, with the first line of
-// error's message (and a hint to recover when the default partition has
-// rows).
-void WarnMaintenanceFailed(const MaintainedTable &table, const char *step, const ErrorData *error);
+// ERROR 42809: the queue's tables are not managed by pg_partman.
+[[noreturn]] void NotPartitioned(const QueueRef &queue);
+
+// Length of the first line of an error message, for "%.*s": pg_partman
+// appends CONTEXT/DETAIL/HINT lines to the message of errors it re-raises.
+inline int FirstLineLength(const char *message) { return static_cast<int>(strcspn(message, "\n")); }
 
 // ---------------------------------------------------------------- templates
 
@@ -194,36 +167,6 @@ void AsTableOwner(const MaintainedTable &table, Fn &&fn, bool restricted)
 	if (!OidIsValid(table.owner))
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq: %s was not checked before maintenance", table.parent)));
 	AsOwner(table.owner, fn, restricted);
-}
-
-template <typename Fn>
-ErrorData *InSubtransaction(Fn &&fn, MemoryContext error_context)
-{
-	MemoryContext context = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	ErrorData *volatile error = nullptr;
-	BeginInternalSubTransaction(nullptr);
-	MemoryContextSwitchTo(context);
-	PG_TRY();
-	{
-		fn();
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(error_context != nullptr ? error_context : context);
-		error = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(context);
-	CurrentResourceOwner = owner;
-	// A cancel (or statement_timeout) stops the whole call, as PL/pgSQL's
-	// EXCEPTION WHEN OTHERS lets it: it is the user's, not the table's.
-	if (error != nullptr && error->sqlerrcode == ERRCODE_QUERY_CANCELED)
-		ReThrowError(error);
-	return error;
 }
 
 }  // namespace pgmq::pg

@@ -1,6 +1,6 @@
 // include/pgmq/pg/plan_cache.hpp
 // Per-backend cache of prepared statements, keyed by queue table and
-// statement. Correctness across drop/re-create comes from Postgres' plan
+// statement, or by the statement alone for those not tied to a queue. Correctness across drop/re-create comes from Postgres' plan
 // cache (a kept plan is re-analysed when a relation it uses changes); this
 // cache only saves parsing and planning on every call.
 #pragma once
@@ -15,14 +15,18 @@ extern "C" {
 
 namespace pgmq::pg {
 
-// The kept plan of statement for queue, prepared on first use. The queue's
-// tables are verified first (table_shape.hpp). Requires an SPI connection.
-// May ereport.
+// The kept plan of statement (core::IsPerQueue) for queue, prepared on
+// first use. The queue's tables are verified first (table_shape.hpp).
+// Requires an SPI connection. May ereport.
 SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement);
 
 // PlanFor, and the identity sequence of the queue table's msg_id, found
 // when the plan's tables were last verified (for metrics).
 SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id_sequence);
+
+// The kept plan of a statement not tied to a queue (!core::IsPerQueue),
+// prepared on first use. Requires an SPI connection. May ereport.
+SPIPlanPtr PlanFor(core::Statement statement);
 
 // _PG_init: the pgmq.plan_cache_size setting and the transaction callback
 // that frees evicted plans.

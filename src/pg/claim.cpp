@@ -1,0 +1,97 @@
+// src/pg/claim.cpp
+// The claim path (see claim.hpp). A poll's attempts are each a new statement
+// with a fresh snapshot, so messages committed during the wait are seen.
+// When to read again is core::PollPacer's rule: at once on a wake-up, but at
+// most once per interval while wake-ups keep finding nothing.
+#include "pgmq/core/poll_pacing.hpp"
+
+#include "pgmq/pg/claim.hpp"
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/wakeup.hpp"
+
+namespace pgmq::pg {
+
+namespace {
+
+// One attempt; returns the rows claimed, which are in SPI_tuptable.
+// Requires SPI.
+uint64 ClaimOnce(const ClaimRequest &request)
+{
+	const TimestampTz now = GetCurrentTimestamp();
+	Datum values[4] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
+	                   Int64GetDatum(request.qty), PointerGetDatum(request.condition)};
+	const char nulls[4] = {' ', ' ', ' ', ' '};
+	return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
+}
+
+// Attempts until rows are claimed or the schedule ends; emits them.
+// Requires SPI.
+void PollForMessages(FunctionCallInfo fcinfo, const ClaimRequest &request)
+{
+	core::PollPacer pacer;
+	pacer.schedule = request.schedule;
+	// Registered before the first attempt: a send committed after an attempt's
+	// snapshot sets the latch, so the next wait returns at once. A latch set
+	// before (for another reason) is not a send this poll could miss.
+	ForgetWakeups();
+	StartWaiting(request.queue);
+	for (;;) {
+		if (ClaimOnce(request) > 0) {
+			EmitRows(fcinfo, request.queue.queue_table);
+			break;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		core::AfterEmptyRead(pacer, GetCurrentTimestamp());
+		long step;
+		while ((step = core::NextPollStep(pacer, GetCurrentTimestamp())) > 0)
+			if (WaitForMessages(step))
+				core::NoteWoken(pacer);
+		if (step < 0)
+			break;
+	}
+	StopWaiting();
+}
+
+}  // namespace
+
+void DecodeClaim(FunctionCallInfo fcinfo, core::Statement statement, ClaimRequest *request)
+{
+	ResolveQueue(fcinfo, 0, &request->queue);
+	RequireArgument(fcinfo, 1, "vt");
+	RequireArgument(fcinfo, 2, "qty");
+	request->statement = statement;
+	request->vt_seconds = PG_GETARG_INT32(1);
+	request->qty = PG_GETARG_INT32(2);
+	RunCore([request] { core::CheckQuantity(request->qty); });
+	request->condition = nullptr;
+	request->poll = false;
+	request->schedule = core::PollSchedule{};
+}
+
+void DecodePollSchedule(FunctionCallInfo fcinfo, int max_poll_seconds_argno, int poll_interval_ms_argno,
+                        ClaimRequest *request)
+{
+	RequireArgument(fcinfo, max_poll_seconds_argno, "max_poll_seconds");
+	RequireArgument(fcinfo, poll_interval_ms_argno, "poll_interval_ms");
+	const int32 max_poll_seconds = PG_GETARG_INT32(max_poll_seconds_argno);
+	const int32 poll_interval_ms = PG_GETARG_INT32(poll_interval_ms_argno);
+	RunCore([&] {
+		request->schedule = core::MakePollSchedule(GetCurrentTimestamp(), max_poll_seconds, poll_interval_ms);
+	});
+	request->poll = true;
+}
+
+void Claim(FunctionCallInfo fcinfo, const ClaimRequest &request)
+{
+	SpiConnect();
+	if (request.poll) {
+		PollForMessages(fcinfo, request);
+	} else {
+		ClaimOnce(request);
+		EmitRows(fcinfo, request.queue.queue_table);
+	}
+	SpiFinish();
+}
+
+}  // namespace pgmq::pg
