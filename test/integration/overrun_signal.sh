@@ -38,7 +38,9 @@ say "spill of $SPILL messages by a session that stays connected"
 # immediate); the spill comes less than a second later, so PostgreSQL holds
 # its counts back (PGSTAT_MIN_INTERVAL), and the sleep keeps the session busy
 # rather than idle, so they stay unpublished for its 8 seconds.
-psql -X -q -v ON_ERROR_STOP=1 -d "$PART_DB" >/dev/null <<SQL &
+# (Its stderr is dropped: the cleanup's DROP DATABASE ... WITH (FORCE) ends
+# it if a check fails first.)
+psql -X -q -v ON_ERROR_STOP=1 -d "$PART_DB" >/dev/null 2>&1 <<SQL &
 SELECT 1;
 SELECT count(*) FROM pgmq.send_batch('sig', array_fill('{"s": 1}'::jsonb, ARRAY[$((RUNWAY + SPILL))]));
 SELECT pg_sleep(8);
@@ -89,7 +91,7 @@ psql -X -q -v ON_ERROR_STOP=1 -d "$PART_DB" -c "DO \$\$
        COMMIT;
        PERFORM pg_sleep($RATE_DELAY);
      END LOOP;
-   END \$\$" >/dev/null &
+   END \$\$" >/dev/null 2>&1 &
 producer=$!
 wait_for "the producer has sent 200 messages" 30 "SELECT count(*) >= 200 FROM pgmq.q_steady"
 prediction=$(sql "SELECT clock_timestamp(), runway_seconds, runway_messages FROM pgmq.partition_status('steady')
