@@ -105,7 +105,7 @@ void VerifyTableShape(Oid relid, const char *table, TableRole role)
 Oid MsgIdSequence(Oid relid, const char *table)
 {
 	const AttrNumber msg_id = get_attnum(relid, "msg_id");
-	const Oid sequence = msg_id == InvalidAttrNumber ? InvalidOid : getIdentitySequence(relid, msg_id, true);
+	const Oid sequence = msg_id == InvalidAttrNumber ? InvalidOid : IdentitySequence(relid, msg_id, true);
 	if (!OidIsValid(sequence)) {
 		// The precise error when the table is not pgmq's shape at all.
 		VerifyTableShape(relid, table, TableRole::Queue);

@@ -7,6 +7,8 @@
 extern "C" {
 #include "postgres.h"
 
+#include "access/relation.h"
+#include "catalog/dependency.h"
 #include "storage/proc.h"
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"  // the varlena macros left postgres.h in 16
@@ -33,6 +35,20 @@ inline int MyProcNumber()
 	return GetNumberFromPGProc(MyProc);
 #else
 	return MyProc->pgprocno;
+#endif
+}
+
+// The identity sequence of column attnum of relation relid (getIdentitySequence
+// takes the relation's OID until 16 and the opened relation from 17).
+inline Oid IdentitySequence(Oid relid, AttrNumber attnum, bool missing_ok)
+{
+#if PG_VERSION_NUM >= 170000
+	Relation rel = relation_open(relid, AccessShareLock);
+	const Oid sequence = getIdentitySequence(rel, attnum, missing_ok);
+	relation_close(rel, AccessShareLock);
+	return sequence;
+#else
+	return getIdentitySequence(relid, attnum, missing_ok);
 #endif
 }
 
