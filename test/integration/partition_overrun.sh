@@ -183,7 +183,7 @@ bgw_off
 sql "SELECT pgmq.send_batch('other', array_fill('{}'::jsonb, ARRAY[230]))" >/dev/null
 sql "SELECT pgmq.archive('other', 480::bigint)" >/dev/null
 before_each=$(premade_until other q)
-maintain_call=$(doc_example maintain | grep -m1 'run_partition_maintenance()')
+maintain_call=$(grep -m1 'run_partition_maintenance()' <<<"$(doc_example maintain)")
 warnings=$(sql "$maintain_call" 2>&1)
 grep -q 'WARNING:  pg_partman maintenance of queue "burst" failed for pgmq.q_burst: updated partition constraint' \
   <<<"$warnings" || fail "run_partition_maintenance did not report q_burst: $warnings"
