@@ -69,6 +69,11 @@ SELECT count(*) FROM (SELECT pgmq.send('part_id', jsonb_build_object('n', i)) FR
 SELECT * FROM pg_temp.spread('pgmq.q_part_id');
 SELECT parent_table, current_position, premade_until, runway_messages, default_partition_rows
   FROM pgmq.partition_status('part_id');
+-- runway_seconds: the 4 ids left at the rate of the last 10 ids (one
+-- partition_interval), all sent by one statement a moment ago: a few
+-- milliseconds' worth, never NULL while the queue holds messages.
+SELECT parent_table, runway_seconds > 0 AND runway_seconds < 60 AS runway_seconds_ok
+  FROM pgmq.partition_status('part_id');
 
 -- read, archive, delete and pop across partition boundaries.
 SELECT msg_id, read_ct, message FROM pgmq.read('part_id', 30, 12) ORDER BY msg_id;
@@ -93,8 +98,15 @@ UPDATE pgmq.q_part_id SET vt = now() - interval '1 second' WHERE msg_id >= 30;
 SELECT msg_id, read_ct, message FROM pgmq.read('part_id', 30, 2, '{"n": 31}');
 SELECT pgmq.archive('part_id', 31::bigint), pgmq.delete('part_id', 32::bigint);
 SELECT * FROM pg_temp.spread('pgmq.a_part_id') WHERE child = 'a_part_id_default';
--- default_partition_length is the planner's estimate: 0 until the default
--- partitions are analysed, then the rows in both of them.
+-- default_partition_length is non-zero at once, before any ANALYZE (the
+-- default partitions have never been analysed: reltuples is -1): a scan that
+-- stops at the first row says each is non-empty. How many comes from the
+-- cumulative statistics, which a session publishes when it goes idle, at
+-- most once a second (forced here, for a stable result): the rows in both.
+SELECT default_partition_length > 0 AS spilled FROM pgmq.metrics('part_id');
+SELECT c.relname, c.reltuples FROM pg_class c
+ WHERE c.oid IN ('pgmq.q_part_id_default'::regclass, 'pgmq.a_part_id_default'::regclass) ORDER BY 1;
+SELECT pg_stat_force_next_flush();
 SELECT default_partition_length FROM pgmq.metrics('part_id');
 ANALYZE pgmq.q_part_id_default, pgmq.a_part_id_default;
 SELECT default_partition_length FROM pgmq.metrics('part_id');
@@ -160,7 +172,8 @@ SELECT parent_table, partition_column, partition_interval, premake,
        premade_until::timestamptz - date_trunc('day', now()) AS premade_until_from_today,
        runway_messages, runway_time = premade_until::timestamptz - now() AS runway_time_ok,
        runway_time > interval '3 days' AND runway_time <= interval '4 days' AS three_to_four_days,
-       default_partition_rows
+       default_partition_rows,
+       runway_seconds = extract(epoch FROM runway_time)::float8 AS runway_seconds_is_runway_time
   FROM pgmq.partition_status('part_time');
 SELECT pgmq.send('part_time', '{"t": 1}') AS t1 \gset
 SELECT pgmq.send('part_time', '{"t": 2}') AS t2 \gset

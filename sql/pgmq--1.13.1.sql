@@ -209,11 +209,13 @@ CREATE FUNCTION pgmq.create_partitioned(
     premake INTEGER DEFAULT 4) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_create_partitioned' LANGUAGE C;
 
--- Not in upstream: how far each premade partition set still reaches.
+-- Not in upstream: how far each premade partition set still reaches, and
+-- for how many seconds at the current send rate (runway_seconds).
 CREATE FUNCTION pgmq.partition_status(queue_name TEXT)
     RETURNS TABLE(queue_name TEXT, parent_table TEXT, partition_column TEXT, partition_interval TEXT,
                   premake INTEGER, current_position TEXT, premade_until TEXT,
-                  runway_messages BIGINT, runway_time INTERVAL, default_partition_rows BIGINT)
+                  runway_messages BIGINT, runway_time INTERVAL, default_partition_rows BIGINT,
+                  runway_seconds DOUBLE PRECISION)
     AS 'MODULE_PATHNAME', 'pgmq_partition_status' LANGUAGE C;
 
 -- Upstream's conversion of an archive, keeping its rows (upstream leaves them

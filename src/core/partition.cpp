@@ -202,18 +202,20 @@ std::string PartmanParentName(std::string_view table) { return "pgmq." + std::st
 std::string PartitionStatusSql(std::string_view partman_schema)
 {
 	const std::string partman = QuoteIdentifier(partman_schema);
+	const std::string time_left = "GREATEST(info.child_end_time OPERATOR(pg_catalog.-) pg_catalog.now(), '0'::pg_catalog.interval)";
 	return "SELECT $1::pg_catalog.text, c.parent_table, c.control, c.partition_interval, c.premake, "
 	       "CASE WHEN info.child_end_id IS NOT NULL THEN seq.last_id::pg_catalog.text "
 	       "ELSE pg_catalog.now()::pg_catalog.text END, "
 	       "COALESCE(info.child_end_id::pg_catalog.text, info.child_end_time::pg_catalog.text), "
 	       // GREATEST ignores NULLs: the CASEs keep the other kind's runway NULL.
 	       "CASE WHEN info.child_end_id IS NOT NULL THEN GREATEST(info.child_end_id OPERATOR(pg_catalog.-) seq.last_id, 0) END, "
-	       "CASE WHEN info.child_end_time IS NOT NULL THEN "
-	       "GREATEST(info.child_end_time OPERATOR(pg_catalog.-) pg_catalog.now(), '0'::pg_catalog.interval) END, "
-	       "(SELECT GREATEST(d.reltuples, 0)::pg_catalog.int8 FROM pg_catalog.pg_class d WHERE d.oid OPERATOR(pg_catalog.=) "
-	       "pg_catalog.to_regclass(CASE WHEN c.parent_table OPERATOR(pg_catalog.=) $2 THEN $4 ELSE $5 END)) "
+	       "CASE WHEN info.child_end_time IS NOT NULL THEN " + time_left + " END, "
+	       // default_partition_rows: the adapter's (no count, no guessed name).
+	       "NULL::pg_catalog.int8, "
+	       // runway_seconds: by time, the runway itself; by msg_id the adapter's.
+	       "CASE WHEN info.child_end_time IS NOT NULL THEN EXTRACT(epoch FROM " + time_left + ")::pg_catalog.float8 END "
 	       "FROM " + partman + ".part_config c "
-	       "CROSS JOIN (SELECT COALESCE(pg_catalog.pg_sequence_last_value($6), 0) AS last_id) seq "
+	       "CROSS JOIN (SELECT COALESCE(pg_catalog.pg_sequence_last_value($4), 0) AS last_id) seq "
 	       // The last id that fits, from the partition's start: show_partition_info's
 	       // child_end_id is that id up to pg_partman 5.2 but the bound after it in 5.5.
 	       "LEFT JOIN LATERAL (SELECT CASE WHEN i.child_start_id IS NOT NULL THEN i.child_start_id OPERATOR(pg_catalog.+) "
@@ -224,6 +226,34 @@ std::string PartitionStatusSql(std::string_view partman_schema)
 	       "p.partition_tablename, NULL, c.parent_table) i LIMIT 1) info ON true "
 	       "WHERE c.parent_table OPERATOR(pg_catalog.=) ANY (ARRAY[$2, $3]) "
 	       "ORDER BY c.parent_table OPERATOR(pg_catalog.=) $2 DESC";
+}
+
+int64_t DefaultPartitionRows(const DefaultPartitionEvidence &evidence)
+{
+	if (evidence.has_rows == false)
+		return 0;
+	// Statistics that have counted inserts are current to about a second;
+	// without any (a crash or a reset discards them) the last ANALYZE is all
+	// there is.
+	int64_t rows = 0;
+	if (evidence.tuples_inserted > 0)
+		rows = std::max<int64_t>(evidence.live_tuples, 0);
+	else if (evidence.reltuples > 0)
+		rows = evidence.reltuples >= 9.2e18 ? std::numeric_limits<int64_t>::max()
+		                                     : static_cast<int64_t>(evidence.reltuples + 0.5);
+	if (evidence.has_rows == true)
+		rows = std::max<int64_t>(rows, 1);
+	return rows;
+}
+
+std::optional<double> RunwaySeconds(int64_t runway_ids, const std::optional<SendRateSample> &sample)
+{
+	if (runway_ids <= 0)
+		return 0.0;
+	if (!sample || sample->ids <= 0 || !(sample->age_seconds > 0))
+		return std::nullopt;
+	// runway / (ids / age), in that order so that small rates stay exact.
+	return static_cast<double>(runway_ids) * sample->age_seconds / static_cast<double>(sample->ids);
 }
 
 void CheckPartitionedQueueName(std::string_view queue_name)

@@ -35,13 +35,14 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::DeleteBatch, {1, {P::Int8Array}}},
 	{Statement::Archive, {1, {P::Int8}}},
 	{Statement::ArchiveBatch, {1, {P::Int8Array}}},
-	{Statement::Metrics, {4, {P::Text, P::Text, P::Text, P::Regclass}}},
+	{Statement::Metrics, {2, {P::Text, P::Regclass}}},
 	{Statement::ReadGrouped, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedRr, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedRrIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedHead, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedHeadIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
+	{Statement::RecentSend, {2, {P::Int8, P::Regclass}}},
 	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
 	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatchTopic, {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
@@ -89,7 +90,7 @@ std::string ArchiveSql(const std::string &q, const std::string &a, const char *m
 	       ") INSERT INTO " + a + " (" + columns + ") SELECT " + columns + " FROM moved RETURNING msg_id";
 }
 
-// The sequence is $4, the OID the adapter found through the catalog: a
+// The sequence is $2, the OID the adapter found through the catalog: a
 // relation named q_<name>_msg_id_seq may be a tenant's view.
 std::string MetricsSql(const std::string &q)
 {
@@ -97,13 +98,26 @@ std::string MetricsSql(const std::string &q)
 	const char *age = "EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) ";
 	return std::string("SELECT $1, pg_catalog.count(*), ") + age + "pg_catalog.max(q.enqueued_at))::pg_catalog.int4, " +
 	       age + "pg_catalog.min(q.enqueued_at))::pg_catalog.int4, " +
-	       "COALESCE(pg_catalog.pg_sequence_last_value($4), 0), pg_catalog.now(), " +
+	       "COALESCE(pg_catalog.pg_sequence_last_value($2), 0), pg_catalog.now(), " +
 	       "pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) pg_catalog.now()), " +
-	       // Planner estimate, not a count: cheap for a large spill (partitioned-queue guide).
-	       "(SELECT CASE WHEN pg_catalog.to_regclass($2) IS NULL THEN NULL ELSE " +
-	       "(SELECT COALESCE(pg_catalog.sum(GREATEST(c.reltuples, 0)), 0)::pg_catalog.int8 FROM pg_catalog.pg_class c " +
-	       "WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($2) OR c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass($3)) END) " +
-	       "FROM " + q + " AS q";
+	       // default_partition_length: the adapter's, from the catalog's default
+	       // partition of each table (default_partition.hpp), not from here.
+	       "NULL::pg_catalog.int8 FROM " + q + " AS q";
+}
+
+// The message nearest after the start of the last $1 ids (else the newest
+// before it), through the msg_id index: the first branch's row ends the
+// scan, so the second runs only when the window holds no message.
+std::string RecentSendSql(const std::string &q)
+{
+	const std::string window_start = "GREATEST(s.last_id OPERATOR(pg_catalog.-) $1, 0)";
+	return "SELECT s.last_id, r.msg_id, EXTRACT(epoch FROM pg_catalog.now() OPERATOR(pg_catalog.-) "
+	       "r.enqueued_at)::pg_catalog.float8 "
+	       "FROM (SELECT COALESCE(pg_catalog.pg_sequence_last_value($2), 0) AS last_id) s "
+	       "LEFT JOIN LATERAL ((SELECT q.msg_id, q.enqueued_at FROM " + q +
+	       " AS q WHERE q.msg_id OPERATOR(pg_catalog.>=) " + window_start + " ORDER BY q.msg_id LIMIT 1) UNION ALL "
+	       "(SELECT q.msg_id, q.enqueued_at FROM " + q + " AS q WHERE q.msg_id OPERATOR(pg_catalog.<) " + window_start +
+	       " ORDER BY q.msg_id DESC LIMIT 1) LIMIT 1) r ON true";
 }
 
 }  // namespace
@@ -164,6 +178,8 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return SendBatchTopicSql();
 	case Statement::NotifyState:
 		return NotifyStateSql();
+	case Statement::RecentSend:
+		return RecentSendSql(q);
 	case Statement::Count:
 		break;
 	}

@@ -6,6 +6,7 @@
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/statements.hpp"
 
+#include "pgmq/pg/default_partition.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
@@ -14,8 +15,10 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "catalog/namespace.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 }
 
 using namespace pgmq;
@@ -26,13 +29,20 @@ namespace {
 // Columns of pgmq.metrics_result, the bound of QueueMetricsTuple's arrays.
 constexpr int kMetricsColumns = 8;
 
-// The default partition of pgmq.<table>, qualified and quoted, as text for
-// to_regclass, in the current memory context. May ereport.
-Datum DefaultPartitionText(const char *table)
+// Position of default_partition_length in pgmq.metrics_result (0-based).
+constexpr int kDefaultPartitionLength = 7;
+
+// default_partition_length: for a partitioned queue table, the rows in the
+// default partitions of the queue table and of its archive; NULL otherwise.
+bool DefaultPartitionLength(const QueueRef &queue, int64 *length)
 {
-	Datum text = Datum(0);
-	RunCore([&] { text = TextDatum(core::QualifiedTable(core::DefaultPartitionName(table))); });
-	return text;
+	if (!DefaultPartitionRows(queue.queue_relid, length))
+		return false;
+	int64 archive_rows = 0;
+	const Oid namespace_oid = get_namespace_oid("pgmq", true);
+	if (OidIsValid(namespace_oid) && DefaultPartitionRows(get_relname_relid(queue.archive_table, namespace_oid), &archive_rows))
+		*length = archive_rows > PG_INT64_MAX - *length ? PG_INT64_MAX : *length + archive_rows;
+	return true;
 }
 
 // The metrics of a resolved queue as a tuple of result_desc, in the
@@ -45,16 +55,15 @@ HeapTuple QueueMetricsTuple(const QueueRef &queue, Datum name, TupleDesc result_
 		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
 		                errmsg("pgmq.metrics_result has %d columns, pgmq expects %d", result_desc->natts,
 		                       kMetricsColumns)));
-	Datum args[4] = {name, DefaultPartitionText(queue.queue_table), DefaultPartitionText(queue.archive_table),
-	                 Datum(0)};
-	const char arg_nulls[4] = {' ', ' ', ' ', ' '};
+	Datum args[2] = {name, Datum(0)};
+	const char arg_nulls[2] = {' ', ' '};
 	MemoryContext caller_context = CurrentMemoryContext;
 	SpiConnect();
 	// The sequence by OID, found through pg_depend when the plan's table was
 	// verified: by name it could be a tenant's view that runs code as the caller.
 	Oid sequence = InvalidOid;
 	SPIPlanPtr plan = PlanFor(queue, core::Statement::Metrics, &sequence);
-	args[3] = ObjectIdGetDatum(sequence);
+	args[1] = ObjectIdGetDatum(sequence);
 	ExecutePlan(plan, args, arg_nulls);
 	RequireSequenceRead(sequence);  // after the table's own check, as before
 	if (SPI_processed != 1)
@@ -65,6 +74,9 @@ HeapTuple QueueMetricsTuple(const QueueRef &queue, Datum name, TupleDesc result_
 	for (int i = 0; i < result_desc->natts; i++)
 		values[i] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &nulls[i]);
 	values[0] = args[0];
+	int64 default_rows = 0;
+	nulls[kDefaultPartitionLength] = !DefaultPartitionLength(queue, &default_rows);
+	values[kDefaultPartitionLength] = Int64GetDatum(default_rows);
 	MemoryContextSwitchTo(caller_context);
 	HeapTuple tuple = heap_form_tuple(result_desc, values, nulls);
 	SpiFinish();

@@ -5,16 +5,15 @@
 // far the premade partitions still reach. convert_archive_partitioned turns
 // an existing archive into a partitioned one.
 #include "pgmq/core/ddl.hpp"
+#include "pgmq/core/integers.hpp"
 #include "pgmq/core/partition.hpp"
 #include "pgmq/core/queue_name.hpp"
 
-#include <optional>
-#include <string>
-#include <vector>
-
+#include "pgmq/pg/default_partition.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/partman.hpp"
+#include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/queue_relations.hpp"
 #include "pgmq/pg/table_shape.hpp"
@@ -24,10 +23,12 @@ extern "C" {
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
 }
 
@@ -129,14 +130,58 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 	PG_RETURN_VOID();
 }
 
+namespace {
+
+// Columns of partition_status (0-based) that the adapter reads or fills.
+constexpr int kStatusParentTable = 1;
+constexpr int kStatusPartitionInterval = 3;
+constexpr int kStatusRunwayMessages = 7;
+constexpr int kStatusDefaultRows = 9;
+constexpr int kStatusRunwaySeconds = 10;
+constexpr int kStatusColumns = 11;
+
+// The send rate of the queue, as a sample: the message about `window` ids
+// before the newest, and how long ago it was sent (RecentSend, through the
+// msg_id index). false when the caller may not read the queue table (or
+// only through row security) or it holds no message to measure from. May
+// ereport.
+bool SampleSendRate(const QueueRef &queue, int32 window, core::SendRateSample *sample)
+{
+	// Only a caller who could read the table, and not through row security:
+	// partition_status read no queue table before, so a tenant's policy must
+	// not start running as the monitoring role that calls it.
+	if (pg_class_aclcheck(queue.queue_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK ||
+	    check_enable_rls(queue.queue_relid, InvalidOid, true) == RLS_ENABLED)
+		return false;
+	Oid sequence = InvalidOid;
+	SPIPlanPtr plan = PlanFor(queue, core::Statement::RecentSend, &sequence);
+	Datum args[2] = {Int64GetDatum(window), ObjectIdGetDatum(sequence)};
+	const char arg_nulls[2] = {' ', ' '};
+	if (ExecutePlan(plan, args, arg_nulls) != 1)
+		return false;
+	bool last_null, id_null, age_null;
+	const int64 last_id = DatumGetInt64(ResultValue(0, 1, INT8OID, &last_null, queue.queue_table));
+	const int64 ref_id = DatumGetInt64(ResultValue(0, 2, INT8OID, &id_null, queue.queue_table));
+	const double age = DatumGetFloat8(ResultValue(0, 3, FLOAT8OID, &age_null, queue.queue_table));
+	if (last_null || id_null || age_null || ref_id > last_id)
+		return false;
+	sample->ids = last_id - ref_id;
+	sample->age_seconds = age;
+	return true;
+}
+
+}  // namespace
+
 // partition_status(queue_name text): one row for the queue table and one for
 // its archive, with the runway left before messages spill into the default
-// partition.
+// partition, how long it lasts at the current send rate, and the rows
+// already in the default partition.
 PGMQ_FUNCTION(pgmq_partition_status)
 {
 	QueueRef queue;
 	Partman partman;
 	BeginRowsResult(fcinfo);
+	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	SpiConnect();
 	FindPartman(&partman);
@@ -144,17 +189,68 @@ PGMQ_FUNCTION(pgmq_partition_status)
 		const Datum name_datum = PG_GETARG_DATUM(0);
 		const Oid sequence_relid = MsgIdSequence(queue.queue_relid, queue.queue_table);
 		const Datum sequence = ObjectIdGetDatum(sequence_relid);
+		// pg_partman's name of the queue table, to tell its row from the archive's.
+		const char *queue_parent = psprintf("pgmq.%s", queue.queue_table);
 		RunCore([&] {
-			const std::string q_default = core::QualifiedTable(core::DefaultPartitionName(queue.queue_table));
-			const std::string a_default = core::QualifiedTable(core::DefaultPartitionName(queue.archive_table));
-			Oid types[6] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, REGCLASSOID};
-			Datum values[6] = {name_datum, TextDatum(core::PartmanParentName(queue.queue_table)),
-			                   TextDatum(core::PartmanParentName(queue.archive_table)), TextDatum(q_default),
-			                   TextDatum(a_default), sequence};
-			ExecuteOnce(core::PartitionStatusSql(partman.schema), 6, types, values);
+			Oid types[4] = {TEXTOID, TEXTOID, TEXTOID, REGCLASSOID};
+			Datum values[4] = {name_datum, TextDatum(core::PartmanParentName(queue.queue_table)),
+			                   TextDatum(core::PartmanParentName(queue.archive_table)), sequence};
+			ExecuteOnce(core::PartitionStatusSql(partman.schema), 4, types, values);
 		});
 		RequireSequenceRead(sequence_relid);
-		EmitRows(fcinfo);
+		// Kept until SPI_finish, while the sample below runs its own statement.
+		SPITupleTable *status = SPI_tuptable;
+		const uint64 rows = SPI_processed;
+		if (rows > 0) {
+			RequireRowType(status->tupdesc, rsinfo->setDesc, nullptr);
+			if (rsinfo->setDesc->natts != kStatusColumns)
+				ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+				                errmsg("partition_status must return %d columns", kStatusColumns)));
+		}
+		const Oid namespace_oid = get_namespace_oid("pgmq", false);
+		bool sampled = false;
+		bool have_sample = false;
+		core::SendRateSample sample = {0, 0};
+		for (uint64 i = 0; i < rows; i++) {
+			Datum values[kStatusColumns];
+			bool nulls[kStatusColumns];
+			heap_deform_tuple(status->vals[i], status->tupdesc, values, nulls);
+			const bool is_queue =
+				!nulls[kStatusParentTable] && strcmp(TextDatumGetCString(values[kStatusParentTable]), queue_parent) == 0;
+			const Oid parent = is_queue ? queue.queue_relid : get_relname_relid(queue.archive_table, namespace_oid);
+			int64 default_rows = 0;
+			nulls[kStatusDefaultRows] = !DefaultPartitionRows(parent, &default_rows);
+			values[kStatusDefaultRows] = Int64GetDatum(default_rows);
+			// By msg_id: the runway in ids at the send rate the queue table shows
+			// over about one partition_interval of ids (the archive's ids come
+			// from the same sequence, so its runway goes by the same rate).
+			if (!nulls[kStatusRunwayMessages]) {
+				if (!sampled) {
+					sampled = true;
+					int32 window = 0;
+					const char *interval_text =
+						nulls[kStatusPartitionInterval] ? "" : TextDatumGetCString(values[kStatusPartitionInterval]);
+					RunCore([&] {
+						const auto interval = core::ParseInt4(interval_text);
+						window = interval && *interval > 0 ? *interval : 0;
+					});
+					have_sample = window > 0 && SampleSendRate(queue, window, &sample);
+				}
+				double seconds = 0;
+				bool known = false;
+				RunCore([&] {
+					const std::optional<core::SendRateSample> given =
+						have_sample ? std::optional<core::SendRateSample>(sample) : std::nullopt;
+					const std::optional<double> runway =
+						core::RunwaySeconds(DatumGetInt64(values[kStatusRunwayMessages]), given);
+					known = runway.has_value();
+					seconds = runway.value_or(0);
+				});
+				nulls[kStatusRunwaySeconds] = !known;
+				values[kStatusRunwaySeconds] = Float8GetDatum(seconds);
+			}
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
 	}
 	SpiFinish();
 	return Datum(0);

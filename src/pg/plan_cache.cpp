@@ -46,7 +46,7 @@ struct PlanEntry {
 	uint64 last_used;
 	Oid queue_relid;    // the tables verified for this plan (InvalidOid: none)
 	Oid archive_relid;
-	Oid msg_id_sequence;  // of the queue table, for Metrics only
+	Oid msg_id_sequence;  // of the queue table, for Metrics and RecentSend only
 	bool verified;      // cleared by an invalidation of either table
 };
 
@@ -160,7 +160,7 @@ VerifiedTables VerifyTables(const QueueRef &queue, core::Statement statement)
 	VerifyTableShape(tables.queue_relid, queue.queue_table, TableRole::Queue);
 	// An identity sequence changes only through ALTER TABLE on its table,
 	// which invalidates this verification.
-	if (statement == core::Statement::Metrics)
+	if (statement == core::Statement::Metrics || statement == core::Statement::RecentSend)
 		tables.msg_id_sequence = MsgIdSequence(tables.queue_relid, queue.queue_table);
 	if (UsesArchive(statement)) {
 		tables.archive_relid = get_relname_relid(queue.archive_table, namespace_oid);

@@ -177,17 +177,18 @@ part_cleanup() {
   exit $status
 }
 
-# doc_example NAME: the ```sql block marked <!-- example: NAME --> in
-# docs/partitioned-queues.md, so that the tests run the documented statements.
+# doc_example NAME [PAGE]: the ```sql block marked <!-- example: NAME --> in
+# docs/PAGE (default partitioned-queues.md), so that the tests run the
+# documented statements.
 doc_example() {
-  local text
+  local text page=${2:-partitioned-queues.md}
   text=$(awk -v name="$1" '
     $0 ~ "<!-- example: " name " -->" { armed = 1; next }
     armed && /^[[:space:]]*```sql[[:space:]]*$/ { inblock = 1; armed = 0; next }
     inblock && /^[[:space:]]*```[[:space:]]*$/ { exit }
     inblock { print }
-  ' "$(dirname "${BASH_SOURCE[0]}")/../../docs/partitioned-queues.md")
-  [ -n "$text" ] || fail "docs/partitioned-queues.md has no example '$1'"
+  ' "$(dirname "${BASH_SOURCE[0]}")/../../docs/$page")
+  [ -n "$text" ] || fail "docs/$page has no example '$1'"
   printf '%s\n' "$text"
 }
 

@@ -5,6 +5,8 @@
 // and pg_partman (values as $n parameters, identifiers quoted, the call
 // shape of partman 4.x and 5.x).
 #include <climits>
+#include <cmath>
+#include <limits>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -362,12 +364,19 @@ TEST(PartConfigSql, TemplatesAndDeleteTakeBothParents)
 TEST(PartitionStatusSql, ParamsAndQuoting)
 {
 	const std::string sql = pgmq::core::PartitionStatusSql("part man");
-	EXPECT_EQ(Params(sql), Range(6)) << sql;
+	EXPECT_EQ(Params(sql), Range(4)) << sql;
 	EXPECT_TRUE(Contains(sql, "FROM \"part man\".part_config c")) << sql;
 	EXPECT_TRUE(Contains(sql, "\"part man\".show_partitions(c.parent_table, 'DESC')")) << sql;
 	EXPECT_TRUE(Contains(sql, "\"part man\".show_partition_info(")) << sql;
-	// The sequence by OID ($6), never by a name a tenant could take first.
-	EXPECT_TRUE(Contains(sql, "pg_catalog.pg_sequence_last_value($6)")) << sql;
+	// The sequence by OID ($4), never by a name a tenant could take first.
+	EXPECT_TRUE(Contains(sql, "pg_catalog.pg_sequence_last_value($4)")) << sql;
+	// The default partition is the adapter's to find (the catalog's
+	// partdefid), never a relation named <parent>_default.
+	EXPECT_FALSE(Contains(sql, "_default")) << sql;
+	EXPECT_FALSE(Contains(sql, "to_regclass")) << sql;
+	// runway_seconds by time: the runway itself, in seconds.
+	EXPECT_TRUE(Contains(sql, "NULL::pg_catalog.int8, CASE WHEN info.child_end_time IS NOT NULL THEN EXTRACT(epoch FROM "))
+		<< sql;
 	EXPECT_FALSE(Contains(sql, "msg_id_seq")) << sql;
 	EXPECT_FALSE(OccursUnquoted(sql, "part man")) << sql;
 	EXPECT_TRUE(QuotesBalanced(sql)) << sql;
@@ -389,6 +398,77 @@ TEST(PartitionSql, EveryOperatorIsQualified)
 		for (const char *bare : {" = ", " || ", " - ", " + "})
 			EXPECT_FALSE(OccursUnquoted(stripped, bare)) << bare << " in " << sql;
 	}
+}
+
+TEST(DefaultPartitionRows, EmptyWhenTheProbeSaysSoWhateverTheStatistics)
+{
+	pgmq::core::DefaultPartitionEvidence e;
+	e.has_rows = false;
+	e.tuples_inserted = 5000;
+	e.live_tuples = 5000;  // not flushed yet after a recovery moved them
+	e.reltuples = 5000;    // stale ANALYZE
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), 0);
+}
+
+TEST(DefaultPartitionRows, LiveTuplesOnceTheStatisticsCountedInserts)
+{
+	pgmq::core::DefaultPartitionEvidence e;
+	e.has_rows = true;
+	e.tuples_inserted = 5001;
+	e.live_tuples = 5001;
+	e.reltuples = -1;  // never analysed: the old figure read 0 here
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), 5001);
+	e.reltuples = 100000;  // a stale ANALYZE does not win over the statistics
+	e.live_tuples = 10;
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), 10);
+}
+
+TEST(DefaultPartitionRows, AtLeastOneWhenTheProbeSeesARowTheStatisticsDoNot)
+{
+	pgmq::core::DefaultPartitionEvidence e;
+	e.has_rows = true;  // committed a moment ago, not yet published
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), 1);
+	e.tuples_inserted = 3;
+	e.live_tuples = 0;
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), 1);
+}
+
+TEST(DefaultPartitionRows, ReltuplesWhenTheStatisticsWereLost)
+{
+	pgmq::core::DefaultPartitionEvidence e;
+	e.has_rows = true;
+	e.reltuples = 99999.6;  // after a crash: the last ANALYZE is all there is
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), 100000);
+	e.has_rows.reset();  // no probe: the estimate alone
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), 100000);
+	e.reltuples = -1;
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), 0);
+	e.reltuples = 1e300;
+	EXPECT_EQ(pgmq::core::DefaultPartitionRows(e), std::numeric_limits<int64_t>::max());
+}
+
+TEST(RunwaySeconds, RunwayOverTheMeasuredRate)
+{
+	using pgmq::core::RunwaySeconds;
+	using pgmq::core::SendRateSample;
+	// 1000 ids in the last 10 s: 100/s; 4999 ids of runway last 49.99 s.
+	EXPECT_DOUBLE_EQ(*RunwaySeconds(4999, SendRateSample{1000, 10.0}), 49.99);
+	// Slow queues stay exact: 1 id a day.
+	EXPECT_DOUBLE_EQ(*RunwaySeconds(40000, SendRateSample{1, 86400.0}), 40000.0 * 86400.0);
+	// No runway left: 0, rate or not.
+	EXPECT_EQ(RunwaySeconds(0, std::nullopt), 0.0);
+	EXPECT_EQ(RunwaySeconds(-3, SendRateSample{10, 1.0}), 0.0);
+}
+
+TEST(RunwaySeconds, UnknownWithoutARate)
+{
+	using pgmq::core::RunwaySeconds;
+	using pgmq::core::SendRateSample;
+	EXPECT_FALSE(RunwaySeconds(100, std::nullopt));                  // empty queue
+	EXPECT_FALSE(RunwaySeconds(100, SendRateSample{0, 5.0}));        // nothing sent since
+	EXPECT_FALSE(RunwaySeconds(100, SendRateSample{10, 0.0}));       // no time elapsed
+	EXPECT_FALSE(RunwaySeconds(100, SendRateSample{10, -1.0}));      // clock skew
+	EXPECT_FALSE(RunwaySeconds(100, SendRateSample{10, std::nan("")}));
 }
 
 }  // namespace

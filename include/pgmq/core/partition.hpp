@@ -90,17 +90,52 @@ std::string DeletePartConfigSql(std::string_view partman_schema);
 // pgmq.<table> as partman names a parent (unquoted, lowercased table name).
 std::string PartmanParentName(std::string_view table);
 
-// Runway of a partitioned queue, one row per parent (queue, then archive):
-// ($1 queue name as given, $2 q parent, $3 a parent, $4 q default partition,
-// $5 a default partition, $6 the msg_id identity sequence, a regclass found
-// through the catalog, never by name). For msg_id partitioning the runway counts ids
+// Runway of a partitioned queue, one row per parent (queue, then archive),
+// in partition_status's columns: ($1 queue name as given, $2 q parent, $3 a
+// parent, $4 the msg_id identity sequence, a regclass found through the
+// catalog, never by name). For msg_id partitioning the runway counts ids
 // between the last allocated msg_id and the end of the highest premade
-// partition; for time partitioning it is the time until that end.
+// partition; for time partitioning it is the time until that end, and
+// runway_seconds is that time in seconds. The adapter fills
+// default_partition_rows (DefaultPartitionRows) and, for msg_id rows,
+// runway_seconds (RunwaySeconds): both are NULL here.
 std::string PartitionStatusSql(std::string_view partman_schema);
 
 // <table>_default, as pg_partman names the default partition of
 // pgmq.<table> (unquoted). The one place that name is made.
 std::string DefaultPartitionName(std::string_view table);
+
+// What the adapter found out about a default partition, cheaply: no count.
+struct DefaultPartitionEvidence {
+	// A scan that stopped at the first row visible to the snapshot: exact
+	// about empty or not. nullopt when the caller may not read the queue.
+	std::optional<bool> has_rows;
+	// The cumulative statistics (pg_stat_get_*): rows inserted since the
+	// statistics were last reset, and the live-row count, which backends
+	// publish within about a second of a commit (pgstat_report_stat).
+	int64_t tuples_inserted = 0;
+	int64_t live_tuples = 0;
+	// pg_class.reltuples: the last ANALYZE's or VACUUM's figure, -1 never.
+	double reltuples = -1;
+};
+
+// The rows reported for a default partition: 0 when the probe found it
+// empty; otherwise the live-row count of the statistics (reltuples when the
+// statistics have seen no insert, as after a crash or a reset), and at least
+// 1 when the probe saw a row the statistics do not show yet.
+int64_t DefaultPartitionRows(const DefaultPartitionEvidence &evidence);
+
+// Where the send rate is measured from: a message sent `ids` ids before the
+// newest id (the sequence's last value), `age_seconds` ago.
+struct SendRateSample {
+	int64_t ids;
+	double age_seconds;
+};
+
+// Seconds until runway_ids more ids are used up at the rate of the sample
+// (ids / age_seconds): 0 when no runway is left; nullopt when there is no
+// sample, or it shows no id sent since it (no rate to go by).
+std::optional<double> RunwaySeconds(int64_t runway_ids, const std::optional<SendRateSample> &sample);
 
 // Partitioned queue names may not contain '.': pg_partman splits
 // "schema.table" on it. May throw CoreError(InvalidName).

@@ -25,8 +25,8 @@ enum class Statement : unsigned char {
 	DeleteBatch,      // ($1 msg_ids) -> msg_id per deleted row
 	Archive,          // ($1 msg_id) -> msg_id
 	ArchiveBatch,     // ($1 msg_ids) -> msg_id per archived row
-	Metrics,          // ($1 queue name, $2 q default partition, $3 a default partition,
-	                  //  $4 msg_id identity sequence) -> metrics_result
+	Metrics,          // ($1 queue name, $2 msg_id identity sequence) -> metrics_result, with
+	                  //  default_partition_length NULL: the adapter's (default_partition.hpp)
 	// FIFO group reads (fifo.hpp): ($1 now, $2 new vt, $3 qty) -> message rows in
 	// delivery order. *Indexed finds the group heads through q_<name>_fifo_idx.
 	ReadGrouped,
@@ -35,6 +35,8 @@ enum class Statement : unsigned char {
 	ReadGroupedRrIndexed,
 	ReadGroupedHead,
 	ReadGroupedHeadIndexed,
+	RecentSend,       // ($1 window ids, $2 msg_id identity sequence) -> (last id, msg_id,
+	                  //  seconds since its enqueued_at): the send-rate sample of partition_status
 	// Not per queue (IsPerQueue false: their plan-cache entry is the statement's own):
 	NotifyThrottle,   // ($1 queue name, $2 now) -> one row when the throttle was stamped (notify.hpp)
 	SendTopic,        // ($1 routing key, $2 msg, $3 headers, $4 vt) -> queues sent to (topic.hpp)
@@ -44,8 +46,8 @@ enum class Statement : unsigned char {
 };
 
 // Whether the statement reads or writes one queue's tables (and so is
-// prepared per queue); the others are listed after ReadGroupedHeadIndexed.
-constexpr bool IsPerQueue(Statement statement) { return statement <= Statement::ReadGroupedHeadIndexed; }
+// prepared per queue); the others are listed after RecentSend.
+constexpr bool IsPerQueue(Statement statement) { return statement <= Statement::RecentSend; }
 
 constexpr int kMaxStatementParams = 4;
 
