@@ -70,11 +70,7 @@ int64 MoveOneBatch(const Partman &partman, const MaintainedTable &table)
 		[&] {
 			RunCore([&] {
 				const std::string default_table = core::DefaultPartitionName(table.table);
-				Oid types[1] = {TEXTOID};
-				Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
-				ExecuteOnce(core::RelationExistsSql(), 1, types, values);
-				bool isnull = true;
-				has_default = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+				has_default = DefaultPartitionExists(default_table);
 				if (has_default)
 					ExecuteOnce(core::CreatePartmanMoveTableSql(default_table));
 			});
@@ -210,11 +206,7 @@ void RecoverTable(const Partman &partman, MaintainedTable &table, MemoryContext 
 	AsTableOwner(table, [&] {
 		RunCore([&] {
 			const std::string default_table = core::DefaultPartitionName(table.table);
-			Oid types[1] = {TEXTOID};
-			Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
-			ExecuteOnce(core::RelationExistsSql(), 1, types, values);
-			bool isnull = true;
-			if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
+			if (DefaultPartitionExists(default_table))
 				ExecuteOnce(core::AnalyzeSql(default_table));
 		});
 	});

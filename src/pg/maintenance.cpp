@@ -430,16 +430,21 @@ void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, 
 	*dropped += removed;
 }
 
+bool DefaultPartitionExists(const std::string &default_table)
+{
+	Oid types[1] = {TEXTOID};
+	Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
+	ExecuteOnce(core::RelationExistsSql(), 1, types, values);
+	return ValueBool(1);
+}
+
 bool DefaultPartitionHasRows(const MaintainedTable &table)
 {
 	bool has_rows = false;
 	AsTableOwner(table, [&] {
 		RunCore([&] {
 			const std::string default_table = core::DefaultPartitionName(table.table);
-			Oid types[1] = {TEXTOID};
-			Datum values[1] = {TextDatum(core::QualifiedTable(default_table))};
-			ExecuteOnce(core::RelationExistsSql(), 1, types, values);
-			if (!ValueBool(1))
+			if (!DefaultPartitionExists(default_table))
 				return;
 			ExecuteOnce(core::DefaultHasRowsSql(default_table));
 			has_rows = ValueBool(1);

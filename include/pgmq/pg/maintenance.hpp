@@ -126,6 +126,9 @@ void MaintainFromSequence(const Partman &partman, const MaintainedTable &table, 
 // Whether the default partition of table holds rows.
 bool DefaultPartitionHasRows(const MaintainedTable &table);
 
+// From C++ code inside RunCore: whether pgmq.<default_table> exists. May throw.
+bool DefaultPartitionExists(const std::string &default_table);
+
 // ERROR 42809: the queue's tables are not managed by pg_partman.
 [[noreturn]] void NotPartitioned(const QueueRef &queue);
 
