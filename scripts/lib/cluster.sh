@@ -55,6 +55,9 @@ start_cluster() {
     cat >>"$data/postgresql.conf" <<EOF || return 1
 
 include '$PGMQ_REPO/docker/postgresql.conf'
+# Room for pgmq's and pg_partman's workers next to parallel query: pg_partman's
+# master exits for 10 minutes when it cannot start a worker.
+max_worker_processes = 16
 listen_addresses = ''
 port = $port
 unix_socket_directories = '$sock'

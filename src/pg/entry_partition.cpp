@@ -324,8 +324,10 @@ PGMQ_FUNCTION(pgmq_convert_archive_partitioned)
 				Datum values[1] = {ObjectIdGetDatum(archive_relid)};
 				const uint64 rows = ExecuteOnce(core::TableGrantsSql(), 1, types, values);
 				for (uint64 i = 0; i < rows; i++) {
-					const char *grantee = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
-					const char *privilege = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+					const char *grantee =
+						CallPostgres([i] { return SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1); });
+					const char *privilege =
+						CallPostgres([i] { return SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2); });
 					bool isnull = true;
 					const bool grantable =
 						DatumGetBool(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull)) && !isnull;

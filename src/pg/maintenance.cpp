@@ -74,8 +74,6 @@ void CopyName(char *dst, size_t cap, const char *src)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq: name too long: \"%s\"", src)));
 }
 
-
-
 // Fills table's configuration from row `row` of the part_config result.
 void ReadPartConfig(MaintainedTable *table, SPITupleTable *config, uint64 row)
 {
@@ -118,7 +116,6 @@ int64 FindPartConfig(SPITupleTable *config, uint64 rows, const char *table)
 	}
 	return -1;
 }
-
 
 // The owner of relation relid, InvalidOid if it is gone.
 Oid RelationOwner(Oid relid)

@@ -66,7 +66,6 @@ char *DefaultPartitionOf(const char *table)
 	return name;
 }
 
-
 // Fills expected with every name create* makes for the queue; returns how many.
 int ExpectedRelations(const QueueRef &queue, bool partitioned, bool registered, core::ExistingRelations *existing,
                       ExpectedRelation *expected)

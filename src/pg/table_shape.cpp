@@ -38,7 +38,6 @@ const char kHint[] = "Restore the table as pgmq.create makes it, or drop the que
 
 const char *RoleName(TableRole role) { return role == TableRole::Queue ? "queue table" : "archive table"; }
 
-
 // Checks one column; returns its identity kind ('\0' for none).
 char VerifyColumn(Oid relid, const char *table, TableRole role, const ExpectedColumn &column)
 {
