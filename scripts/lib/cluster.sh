@@ -79,6 +79,14 @@ EOF
   fi
 }
 
+# Restarts the cluster of the last start_cluster: background workers start
+# afresh (pg_partman's master stays away for 10 minutes after it failed to
+# start a worker, for instance for a database a test had just dropped).
+restart_cluster() {
+  as_postgres "$PG_BIN/pg_ctl" -D "$PGMQ_CLUSTER_DIR/data" -l "$PGMQ_CLUSTER_DIR/server.log" -m fast -w -t 60 \
+    restart >/dev/null
+}
+
 # Stops the cluster of the last start_cluster; safe to call more than once.
 stop_cluster() {
   [ -n "${PGMQ_CLUSTER_DIR:-}" ] || return 0
