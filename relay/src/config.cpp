@@ -416,6 +416,12 @@ void Validate(const Config &config)
 		throw ConfigError("visibility_timeout_s (" + std::to_string(config.visibility_timeout_s) +
 		                  " s) must be longer than rabbitmq.confirm_timeout_ms (" +
 		                  std::to_string(config.broker.confirm_timeout_ms) + " ms)");
+	// An empty read waits poll_s without touching the broker connection;
+	// the broker drops a client that is silent for two heartbeats.
+	if (config.broker.heartbeat_s > 0 && config.poll_s >= config.broker.heartbeat_s)
+		throw ConfigError("poll_s (" + std::to_string(config.poll_s) +
+		                  " s) must be shorter than rabbitmq.heartbeat_s (" +
+		                  std::to_string(config.broker.heartbeat_s) + " s), or the broker drops an idle relay");
 	if (config.backoff_max_ms < config.backoff_initial_ms)
 		throw ConfigError("backoff_max_ms must not be smaller than backoff_initial_ms");
 	if (!config.metrics_listen.empty())

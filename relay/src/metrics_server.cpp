@@ -105,7 +105,9 @@ void MetricsServer::Answer(int client)
 	}
 	std::string line = request.substr(0, request.find_first_of("\r\n"));
 	std::string status = "404 Not Found", type = "text/plain; charset=utf-8", body = "not found; try /metrics\n";
-	if (line.rfind("GET /metrics ", 0) == 0 || line == "GET /metrics") {
+	// "GET /metrics HTTP/1.1", also with a query string.
+	std::string target = line.substr(0, line.find(' ', 4));
+	if (target == "GET /metrics" || target.rfind("GET /metrics?", 0) == 0) {
 		status = "200 OK";
 		type = "text/plain; version=0.0.4; charset=utf-8";
 		body = render_();

@@ -91,6 +91,11 @@ TEST(RelayConfig, ValidateWholeConfiguration)
 	EXPECT_THROW(Validate(c), ConfigError);
 	c.broker.confirm_timeout_ms = 4000;
 	EXPECT_NO_THROW(Validate(c));
+	c.poll_s = 30;
+	c.broker.heartbeat_s = 30;  // an empty read must not outlast a heartbeat
+	EXPECT_THROW(Validate(c), ConfigError);
+	c.broker.heartbeat_s = 0;
+	EXPECT_NO_THROW(Validate(c));
 	c.metrics_listen = "9464";
 	EXPECT_THROW(Validate(c), ConfigError);
 }
