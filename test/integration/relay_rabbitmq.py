@@ -13,6 +13,8 @@ roll back, while the relay runs through fault rounds, each several times:
   - sigterm:   SIGTERM under load: exit 0, and no message left invisible
                (the batch in flight was finished, not abandoned).
 
+It ends with bench/relay.sh --smoke, so that the benchmark keeps working.
+
 Then it drains the queue and reads everything the broker holds with pika:
 every committed message arrived at least once, no rolled-back one ever, a
 duplicate always repeats the message-id of its original (and one message-id
@@ -378,6 +380,13 @@ def main():
             returns = f.read().count(f"queue {UNROUTABLE_QUEUE}: 1 message(s) unroutable")
         check("an unroutable message is returned, never confirmed: still in its queue", len(lost) == 1
               and lost[0][0] >= 2 and returns >= 2, f"read {lost[0][0] if lost else 0} times, {returns} returns logged")
+
+        # bench/relay.sh in miniature, so that the benchmark cannot rot.
+        r = subprocess.run([os.path.join(REPO, "bench", "relay.sh"), "--smoke"], capture_output=True, text=True,
+                           env=dict(os.environ, PGMQ_RELAY_BIN=binary), timeout=120)
+        lines = [l for l in r.stdout.splitlines() if l.startswith("relay_batch") and l.endswith(" msgs/s")]
+        check("bench/relay.sh --smoke prints both figures", r.returncode == 0 and len(lines) == 2,
+              (r.stdout + r.stderr).strip()[-300:])
     except Exception as e:
         check("the test ran to its end", False, repr(e))
     finally:
