@@ -28,10 +28,7 @@ amqp_bytes_t Bytes(const std::string &text)
 	return bytes;
 }
 
-std::string FromBytes(amqp_bytes_t bytes)
-{
-	return std::string(static_cast<const char *>(bytes.bytes), bytes.len);
-}
+std::string FromBytes(amqp_bytes_t bytes) { return std::string(static_cast<const char *>(bytes.bytes), bytes.len); }
 
 // Why an RPC failed, in words.
 std::string ReplyText(const amqp_rpc_reply_t &reply, const char *what)
@@ -80,7 +77,7 @@ AmqpConnection::AmqpConnection(const BrokerConfig &broker)
 		timeval rpc_timeout = Millis(broker.confirm_timeout_ms);
 		amqp_set_rpc_timeout(conn_, &rpc_timeout);
 		amqp_rpc_reply_t reply = amqp_login(conn_, broker.vhost.c_str(), 0, 131072, broker.heartbeat_s,
-		                                    AMQP_SASL_METHOD_PLAIN, broker.user.c_str(), broker.password.c_str());
+											AMQP_SASL_METHOD_PLAIN, broker.user.c_str(), broker.password.c_str());
 		if (reply.reply_type != AMQP_RESPONSE_NORMAL)
 			Broken(ReplyText(reply, "login"));
 		amqp_channel_open(conn_, kChannel);
@@ -139,7 +136,7 @@ void AmqpConnection::Publish(const std::string &exchange, const Outgoing &out, c
 	static const std::string content_type = "application/json";
 	amqp_basic_properties_t props{};
 	props._flags = AMQP_BASIC_CONTENT_TYPE_FLAG | AMQP_BASIC_DELIVERY_MODE_FLAG | AMQP_BASIC_MESSAGE_ID_FLAG |
-	               AMQP_BASIC_TIMESTAMP_FLAG | AMQP_BASIC_HEADERS_FLAG;
+				   AMQP_BASIC_TIMESTAMP_FLAG | AMQP_BASIC_HEADERS_FLAG;
 	props.content_type = Bytes(content_type);
 	props.delivery_mode = AMQP_DELIVERY_PERSISTENT;
 	props.message_id = Bytes(out.message_id);
@@ -147,7 +144,7 @@ void AmqpConnection::Publish(const std::string &exchange, const Outgoing &out, c
 	props.headers.num_entries = static_cast<int>(entries.size());
 	props.headers.entries = entries.data();
 	int status = amqp_basic_publish(conn_, kChannel, Bytes(exchange), Bytes(out.routing_key), /*mandatory=*/1,
-	                                /*immediate=*/0, &props, Bytes(message.body));
+									/*immediate=*/0, &props, Bytes(message.body));
 	if (status != AMQP_STATUS_OK)
 		Broken(std::string("publish: ") + amqp_error_string2(status));
 	next_tag_++;

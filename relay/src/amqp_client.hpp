@@ -18,12 +18,12 @@
 namespace pgmq::relay {
 
 class AmqpError : public std::runtime_error {
-public:
+  public:
 	explicit AmqpError(const std::string &message) : std::runtime_error(message) {}
 };
 
 class AmqpConnection {
-public:
+  public:
 	// Connects, logs in, opens channel 1 and selects confirm mode.
 	explicit AmqpConnection(const BrokerConfig &broker);
 	~AmqpConnection();
@@ -46,7 +46,7 @@ public:
 	// rabbitmq-c send its heartbeat. Throws if the broker closed on us.
 	void Pump();
 
-private:
+  private:
 	// One frame within timeout_ms; returns false on timeout.
 	bool NextFrame(amqp_frame_t &frame, long timeout_ms);
 	void HandleFrame(const amqp_frame_t &frame, ConfirmTracker *tracker);

@@ -17,10 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void Fail(const std::string &where, const std::string &what)
-{
-	throw ConfigError(where + ": " + what);
-}
+[[noreturn]] void Fail(const std::string &where, const std::string &what) { throw ConfigError(where + ": " + what); }
 
 // Rejects keys that are not in allowed: a typo must not be silently ignored.
 void CheckKeys(const json &object, const std::string &where, const std::set<std::string> &allowed)
@@ -30,10 +27,7 @@ void CheckKeys(const json &object, const std::string &where, const std::set<std:
 			Fail(where, "unknown key \"" + it.key() + "\"");
 }
 
-std::string Path(const std::string &where, const std::string &key)
-{
-	return where.empty() ? key : where + "." + key;
-}
+std::string Path(const std::string &where, const std::string &key) { return where.empty() ? key : where + "." + key; }
 
 void ReadString(const json &object, const std::string &where, const char *key, std::string &out)
 {
@@ -126,8 +120,8 @@ void ParseBroker(const json &object, const std::string &where, BrokerConfig &bro
 	if (!object.is_object())
 		Fail(where, "must be an object");
 	CheckKeys(object, where,
-	          {"url", "host", "port", "vhost", "user", "password", "heartbeat_s", "confirm_timeout_ms",
-	           "connect_timeout_ms"});
+			  {"url", "host", "port", "vhost", "user", "password", "heartbeat_s", "confirm_timeout_ms",
+			   "connect_timeout_ms"});
 	std::string url;
 	ReadString(object, where, "url", url);
 	if (!url.empty()) {
@@ -254,9 +248,8 @@ Config ParseConfig(std::string_view json_text, const std::string &source)
 	Config config;
 	try {
 		CheckKeys(root, "",
-		          {"postgres", "rabbitmq", "queues", "batch_size", "visibility_timeout_s", "poll_s",
-		           "poll_interval_ms", "report_interval_s", "metrics_listen", "backoff_initial_ms",
-		           "backoff_max_ms"});
+				  {"postgres", "rabbitmq", "queues", "batch_size", "visibility_timeout_s", "poll_s", "poll_interval_ms",
+				   "report_interval_s", "metrics_listen", "backoff_initial_ms", "backoff_max_ms"});
 		ReadString(root, "", "postgres", config.postgres);
 		if (root.contains("rabbitmq"))
 			ParseBroker(root["rabbitmq"], "rabbitmq", config.broker);
@@ -295,8 +288,8 @@ CommandLine ParseCommandLine(int argc, const char *const *argv)
 {
 	// Flags that take a value; the others are switches.
 	static const std::set<std::string> with_value = {
-		"--config", "--postgres", "--amqp-url", "--queue", "--exchange", "--routing-key", "--batch-size", "--vt",
-		"--poll", "--confirm-timeout", "--metrics-listen", "--report-interval"};
+		"--config",     "--postgres", "--amqp-url", "--queue",           "--exchange",       "--routing-key",
+		"--batch-size", "--vt",       "--poll",     "--confirm-timeout", "--metrics-listen", "--report-interval"};
 	static const std::set<std::string> switches = {"--archive", "--drain", "--help"};
 	CommandLine line;
 	for (int i = 1; i < argc; i++) {
@@ -414,14 +407,14 @@ void Validate(const Config &config)
 	// second relay (or this one, after a reconnect) would publish it again.
 	if (config.visibility_timeout_s * 1000LL <= config.broker.confirm_timeout_ms)
 		throw ConfigError("visibility_timeout_s (" + std::to_string(config.visibility_timeout_s) +
-		                  " s) must be longer than rabbitmq.confirm_timeout_ms (" +
-		                  std::to_string(config.broker.confirm_timeout_ms) + " ms)");
+						  " s) must be longer than rabbitmq.confirm_timeout_ms (" +
+						  std::to_string(config.broker.confirm_timeout_ms) + " ms)");
 	// An empty read waits poll_s without touching the broker connection;
 	// the broker drops a client that is silent for two heartbeats.
 	if (config.broker.heartbeat_s > 0 && config.poll_s >= config.broker.heartbeat_s)
 		throw ConfigError("poll_s (" + std::to_string(config.poll_s) +
-		                  " s) must be shorter than rabbitmq.heartbeat_s (" +
-		                  std::to_string(config.broker.heartbeat_s) + " s), or the broker drops an idle relay");
+						  " s) must be shorter than rabbitmq.heartbeat_s (" +
+						  std::to_string(config.broker.heartbeat_s) + " s), or the broker drops an idle relay");
 	if (config.backoff_max_ms < config.backoff_initial_ms)
 		throw ConfigError("backoff_max_ms must not be smaller than backoff_initial_ms");
 	if (!config.metrics_listen.empty())
@@ -431,24 +424,24 @@ void Validate(const Config &config)
 std::string Usage()
 {
 	return "usage: pgmq-relay [--config FILE] [options]\n"
-	       "Relays pgmq queues to RabbitMQ with publisher confirms; deletes (or archives)\n"
-	       "a message only after the broker confirmed it. See docs/relay.md.\n"
-	       "\n"
-	       "  --config FILE            JSON configuration (flags below override it)\n"
-	       "  --postgres CONNINFO      libpq connection string\n"
-	       "  --amqp-url URL           amqp://user:password@host:port/vhost\n"
-	       "  --queue NAME             relay this queue (repeatable; replaces the file's list)\n"
-	       "    --exchange NAME        ... to this exchange (default: the default exchange \"\")\n"
-	       "    --routing-key KEY      ... with this routing key (default: the queue's name)\n"
-	       "    --archive              ... and archive instead of delete after the confirm\n"
-	       "  --batch-size N           messages per read (default 100)\n"
-	       "  --vt SECONDS             visibility timeout of a read (default 30)\n"
-	       "  --poll SECONDS           read_with_poll's max_poll_seconds (default 5)\n"
-	       "  --confirm-timeout MS     wait for confirms this long (default 10000)\n"
-	       "  --metrics-listen H:P     serve Prometheus text at http://H:P/metrics\n"
-	       "  --report-interval S      periodic log line every S seconds (default 10, 0 = off)\n"
-	       "  --drain                  exit 0 once every queue has been read empty\n"
-	       "  --help                   this text\n";
+		   "Relays pgmq queues to RabbitMQ with publisher confirms; deletes (or archives)\n"
+		   "a message only after the broker confirmed it. See docs/relay.md.\n"
+		   "\n"
+		   "  --config FILE            JSON configuration (flags below override it)\n"
+		   "  --postgres CONNINFO      libpq connection string\n"
+		   "  --amqp-url URL           amqp://user:password@host:port/vhost\n"
+		   "  --queue NAME             relay this queue (repeatable; replaces the file's list)\n"
+		   "    --exchange NAME        ... to this exchange (default: the default exchange \"\")\n"
+		   "    --routing-key KEY      ... with this routing key (default: the queue's name)\n"
+		   "    --archive              ... and archive instead of delete after the confirm\n"
+		   "  --batch-size N           messages per read (default 100)\n"
+		   "  --vt SECONDS             visibility timeout of a read (default 30)\n"
+		   "  --poll SECONDS           read_with_poll's max_poll_seconds (default 5)\n"
+		   "  --confirm-timeout MS     wait for confirms this long (default 10000)\n"
+		   "  --metrics-listen H:P     serve Prometheus text at http://H:P/metrics\n"
+		   "  --report-interval S      periodic log line every S seconds (default 10, 0 = off)\n"
+		   "  --drain                  exit 0 once every queue has been read empty\n"
+		   "  --help                   this text\n";
 }
 
 }  // namespace pgmq::relay

@@ -77,9 +77,8 @@ int main(int argc, char **argv)
 	if (!config.metrics_listen.empty()) {
 		try {
 			auto [host, port] = SplitListenAddress(config.metrics_listen);
-			metrics = std::make_unique<MetricsServer>(host, port, [&counters] {
-				return FormatPrometheus(Snapshots(counters));
-			});
+			metrics = std::make_unique<MetricsServer>(host, port,
+													  [&counters] { return FormatPrometheus(Snapshots(counters)); });
 			LogInfo("metrics at http://" + config.metrics_listen + "/metrics");
 		} catch (const std::exception &e) {
 			LogError(e.what());
@@ -104,8 +103,8 @@ int main(int argc, char **argv)
 		});
 	}
 	LogInfo("pgmq-relay started: " + std::to_string(config.queues.size()) + " queue(s), batch size " +
-	        std::to_string(config.batch_size) + ", visibility timeout " + std::to_string(config.visibility_timeout_s) +
-	        " s");
+			std::to_string(config.batch_size) + ", visibility timeout " + std::to_string(config.visibility_timeout_s) +
+			" s");
 
 	std::vector<QueueSnapshot> previous = Snapshots(counters);
 	auto next_report = std::chrono::steady_clock::now() + std::chrono::seconds(config.report_interval_s);

@@ -52,7 +52,7 @@ MetricsServer::MetricsServer(const std::string &host, int port, Render render) :
 			socklen_t len = sizeof bound;
 			getsockname(fd, reinterpret_cast<sockaddr *>(&bound), &len);
 			port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port
-			                                          : reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
+													  : reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
 		} else {
 			error = std::strerror(errno);
 			close(fd);
@@ -94,7 +94,7 @@ void MetricsServer::Answer(int client)
 	std::string request;
 	char buffer[1024];
 	while (request.find("\r\n\r\n") == std::string::npos && request.find("\n\n") == std::string::npos &&
-	       request.size() < 8192) {
+		   request.size() < 8192) {
 		pollfd p{client, POLLIN, 0};
 		if (poll(&p, 1, 2000) <= 0)
 			return;
@@ -115,8 +115,8 @@ void MetricsServer::Answer(int client)
 		status = "405 Method Not Allowed";
 		body = "only GET\n";
 	}
-	SendAll(client, "HTTP/1.0 " + status + "\r\nContent-Type: " + type + "\r\nContent-Length: " +
-	                    std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+	SendAll(client, "HTTP/1.0 " + status + "\r\nContent-Type: " + type +
+						"\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
 }
 
 }  // namespace pgmq::relay

@@ -13,7 +13,7 @@
 namespace pgmq::relay {
 
 class MetricsServer {
-public:
+  public:
 	using Render = std::function<std::string()>;
 	// Binds host:port now (throws std::runtime_error if it cannot), serves
 	// on a thread until Stop.
@@ -24,7 +24,7 @@ public:
 	void Stop();
 	int port() const { return port_; }
 
-private:
+  private:
 	void Serve();
 	void Answer(int client);
 

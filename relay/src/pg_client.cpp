@@ -66,10 +66,10 @@ PgResult PgConnection::Exec(const char *sql, const std::vector<std::string> &par
 }
 
 std::vector<QueueMessage> PgConnection::ReadWithPoll(const std::string &queue, int vt_s, int qty, int poll_s,
-                                                     int poll_interval_ms)
+													 int poll_interval_ms)
 {
 	PgResult result = Exec(kRead, {queue, std::to_string(vt_s), std::to_string(qty), std::to_string(poll_s),
-	                               std::to_string(poll_interval_ms)});
+								   std::to_string(poll_interval_ms)});
 	PGresult *r = result.get();
 	std::vector<QueueMessage> messages(PQntuples(r));
 	for (int i = 0; i < PQntuples(r); i++) {

@@ -18,12 +18,12 @@
 namespace pgmq::relay {
 
 class PgError : public std::runtime_error {
-public:
+  public:
 	explicit PgError(const std::string &message) : std::runtime_error(message) {}
 };
 
 class PgResult {
-public:
+  public:
 	explicit PgResult(PGresult *result) : result_(result) {}
 	~PgResult() { PQclear(result_); }
 	PgResult(const PgResult &) = delete;
@@ -31,12 +31,12 @@ public:
 	PgResult(PgResult &&other) noexcept : result_(other.result_) { other.result_ = nullptr; }
 	PGresult *get() const { return result_; }
 
-private:
+  private:
 	PGresult *result_;
 };
 
 class PgConnection {
-public:
+  public:
 	// Connects; application_name defaults to "pgmq-relay" so that the
 	// relay's sessions are easy to find in pg_stat_activity.
 	explicit PgConnection(const std::string &conninfo);
@@ -46,7 +46,7 @@ public:
 
 	// pgmq.read_with_poll(queue, vt, qty, poll_s, poll_interval_ms).
 	std::vector<QueueMessage> ReadWithPoll(const std::string &queue, int vt_s, int qty, int poll_s,
-	                                       int poll_interval_ms);
+										   int poll_interval_ms);
 	// pgmq.delete or pgmq.archive of ids; returns how many were removed.
 	std::int64_t Remove(const std::string &queue, const std::vector<std::int64_t> &ids, bool archive);
 	// pgmq.set_vt(queue, ids, 0): makes messages we could not publish
@@ -57,7 +57,7 @@ public:
 
 	int backend_pid() const { return PQbackendPID(conn_); }
 
-private:
+  private:
 	PgResult Exec(const char *sql, const std::vector<std::string> &params);
 	PGconn *conn_;
 };

@@ -11,7 +11,7 @@
 namespace pgmq::relay {
 
 class StopSignal {
-public:
+  public:
 	void Request()
 	{
 		{
@@ -28,7 +28,7 @@ public:
 		return !cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_.load(); });
 	}
 
-private:
+  private:
 	std::mutex mutex_;
 	std::condition_variable cv_;
 	std::atomic<bool> stop_{false};

@@ -55,7 +55,7 @@ bool Worker::EnsureBroker()
 	counters_.broker_connects++;
 	counters_.broker_up = true;
 	LogInfo(Prefix() + "broker connected (" + config_.broker.host + ":" + std::to_string(config_.broker.port) +
-	        ", confirm mode)");
+			", confirm mode)");
 	return true;
 }
 
@@ -94,7 +94,7 @@ void Worker::RefreshQueueMetrics(bool force)
 void Worker::Run()
 {
 	LogInfo(Prefix() + "relaying to exchange \"" + queue_.exchange + "\", routing key \"" + queue_.routing_key +
-	        "\", " + (queue_.after_confirm == AfterConfirm::Archive ? "archive" : "delete") + " after confirm");
+			"\", " + (queue_.after_confirm == AfterConfirm::Archive ? "archive" : "delete") + " after confirm");
 	while (!stop_.requested()) {
 		if (!EnsurePostgres() || !EnsureBroker())
 			continue;
@@ -104,7 +104,7 @@ void Worker::Run()
 		std::vector<QueueMessage> batch;
 		try {
 			batch = pg_->ReadWithPoll(queue_.name, config_.visibility_timeout_s, config_.batch_size, config_.poll_s,
-			                          config_.poll_interval_ms);
+									  config_.poll_interval_ms);
 		} catch (const PgError &e) {
 			DropPostgres(e.what());
 			Wait(pg_backoff_, "read failed", "reconnecting");
@@ -170,11 +170,11 @@ void Worker::RelayBatch(const std::vector<QueueMessage> &batch)
 	counters_.unconfirmed += not_confirmed.size() - returned - nacked;
 	if (returned)
 		LogWarning(Prefix() + std::to_string(returned) + " message(s) unroutable (basic.return from exchange \"" +
-		           queue_.exchange + "\"): left in the queue, retried after the visibility timeout");
+				   queue_.exchange + "\"): left in the queue, retried after the visibility timeout");
 	if (nacked)
 		LogWarning(Prefix() + std::to_string(nacked) +
-		           " message(s) refused by the broker (basic.nack): left in the queue, retried after the visibility "
-		           "timeout");
+				   " message(s) refused by the broker (basic.nack): left in the queue, retried after the visibility "
+				   "timeout");
 
 	// Only now, and only the confirmed ones. If this fails they are published
 	// again later, with the same message-id: the one kind of duplicate.
@@ -183,8 +183,8 @@ void Worker::RelayBatch(const std::vector<QueueMessage> &batch)
 			counters_.relayed += pg_->Remove(queue_.name, confirmed, queue_.after_confirm == AfterConfirm::Archive);
 		} catch (const PgError &e) {
 			DropPostgres(std::string(e.what()) + " (" + std::to_string(confirmed.size()) +
-			             " confirmed message(s) stay in the queue and will be published again with the same "
-			             "message-id)");
+						 " confirmed message(s) stay in the queue and will be published again with the same "
+						 "message-id)");
 		}
 	}
 	if (!broker_failure.empty()) {

@@ -22,14 +22,14 @@
 namespace pgmq::relay {
 
 class Worker {
-public:
+  public:
 	Worker(const Config &config, const QueueConfig &queue, QueueCounters &counters, StopSignal &stop);
 
 	// Returns after a stop request (the batch in flight finished first), or
 	// in drain mode once a read found the queue empty.
 	void Run();
 
-private:
+  private:
 	bool EnsurePostgres();
 	bool EnsureBroker();
 	void RelayBatch(const std::vector<QueueMessage> &batch);

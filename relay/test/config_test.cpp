@@ -34,7 +34,7 @@ TEST(RelayConfig, FullFile)
 		                     "after_confirm": "archive", "routing_key_header": false}],
 		"batch_size": 50, "visibility_timeout_s": 60, "poll_s": 2, "metrics_listen": "127.0.0.1:9464"
 	})",
-	                       "relay.json");
+						   "relay.json");
 	EXPECT_EQ(c.postgres, "host=/tmp dbname=app");
 	EXPECT_EQ(c.broker.host, "mq.example");
 	EXPECT_EQ(c.broker.port, 5673);
@@ -66,13 +66,13 @@ TEST(RelayConfig, ErrorsNameThePlace)
 	EXPECT_EQ(ErrorOf(R"({"batch_size": "5"})"), "relay.json: batch_size: must be an integer");
 	EXPECT_EQ(ErrorOf(R"({"batch_size": 0})"), "relay.json: batch_size: must be between 1 and 10000");
 	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "after_confirm": "drop"}]})"),
-	          "relay.json: queues[0].after_confirm: must be \"delete\" or \"archive\"");
+			  "relay.json: queues[0].after_confirm: must be \"delete\" or \"archive\"");
 	EXPECT_EQ(ErrorOf(R"({"queues": [{"exchange": "x"}]})"), "relay.json: queues[0]: a queue needs a \"name\"");
 	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a;drop"}]})"),
-	          "relay.json: queues[0].name: queue name contains invalid characters: $, ;, --, or \\'");
+			  "relay.json: queues[0].name: queue name contains invalid characters: $, ;, --, or \\'");
 	EXPECT_EQ(ErrorOf(R"({"queues": [7]})"), "relay.json: queues[0]: must be a queue name or an object");
 	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"url": "http://x"}})"),
-	          "relay.json: rabbitmq.url: AMQP URL must start with amqp:// (amqps is not supported)");
+			  "relay.json: rabbitmq.url: AMQP URL must start with amqp:// (amqps is not supported)");
 	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"port": 70000}})"), "relay.json: rabbitmq.port: must be between 1 and 65535");
 	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"pasword": "x"}})"), "relay.json: rabbitmq: unknown key \"pasword\"");
 }
@@ -122,9 +122,9 @@ TEST(RelayConfig, AmqpUrl)
 TEST(RelayConfig, FlagsOverrideTheFile)
 {
 	Config c = ParseConfig(R"({"queues": ["a", "b"], "batch_size": 10, "postgres": "dbname=x"})", "f");
-	CommandLine line = Line({"--config", "f.json", "--batch-size=100", "--postgres", "dbname=y", "--queue", "q1",
-	                         "--exchange", "ex", "--routing-key", "rk", "--archive", "--queue", "q2", "--drain",
-	                         "--amqp-url", "amqp://h:1/"});
+	CommandLine line =
+		Line({"--config", "f.json", "--batch-size=100", "--postgres", "dbname=y", "--queue", "q1", "--exchange", "ex",
+			  "--routing-key", "rk", "--archive", "--queue", "q2", "--drain", "--amqp-url", "amqp://h:1/"});
 	EXPECT_EQ(line.config_path, "f.json");
 	ApplyOverrides(line, c);
 	EXPECT_EQ(c.batch_size, 100);
@@ -155,10 +155,7 @@ TEST(RelayConfig, BadFlags)
 	EXPECT_TRUE(Line({"--help"}).help);
 }
 
-TEST(RelayConfig, MissingFile)
-{
-	EXPECT_THROW(LoadConfigFile("/nonexistent/relay.json"), ConfigError);
-}
+TEST(RelayConfig, MissingFile) { EXPECT_THROW(LoadConfigFile("/nonexistent/relay.json"), ConfigError); }
 
 TEST(RelayConfig, ListenAddress)
 {

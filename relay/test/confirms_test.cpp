@@ -34,7 +34,7 @@ TEST(RelayConfirms, MultipleAckAndNack)
 	PublishFive(t, 11);  // a second batch on the same channel
 	t.Ack(13, true);     // 11, 12, 13
 	EXPECT_EQ(t.pending(), 2u);
-	t.Nack(15, true);    // 14, 15; 11..13 keep their ack
+	t.Nack(15, true);  // 14, 15; 11..13 keep their ack
 	EXPECT_TRUE(t.Done());
 	EXPECT_EQ(t.outcome(0), Outcome::Confirmed);
 	EXPECT_EQ(t.outcome(2), Outcome::Confirmed);

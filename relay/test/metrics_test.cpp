@@ -20,7 +20,7 @@ TEST(RelayMetrics, PrometheusText)
 	counters.broker_up = true;
 	std::string text = FormatPrometheus({counters.Snapshot()});
 	EXPECT_NE(text.find("# TYPE pgmq_relay_relayed_total counter\npgmq_relay_relayed_total{queue=\"orders\"} 7\n"),
-	          std::string::npos);
+			  std::string::npos);
 	EXPECT_NE(text.find("pgmq_relay_confirms_pending{queue=\"orders\"} 3\n"), std::string::npos);
 	EXPECT_NE(text.find("pgmq_relay_lag_seconds{queue=\"orders\"} 12\n"), std::string::npos);
 	EXPECT_NE(text.find("pgmq_relay_broker_up{queue=\"orders\"} 1\n"), std::string::npos);
@@ -52,7 +52,7 @@ TEST(RelayMetrics, ReportLine)
 	after.returned = 1;
 	after.postgres_up = true;
 	EXPECT_EQ(FormatReportLine(before, after),
-	          "queue orders: relayed 25 (+15), confirms pending 2, lag 4 s, length 9, returned +1, broker down");
+			  "queue orders: relayed 25 (+15), confirms pending 2, lag 4 s, length 9, returned +1, broker down");
 	after.lag_seconds = -1;
 	after.queue_length = -1;
 	after.returned = 0;

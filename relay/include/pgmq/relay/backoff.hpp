@@ -7,7 +7,7 @@
 namespace pgmq::relay {
 
 class Backoff {
-public:
+  public:
 	Backoff(int initial_ms, int max_ms) : initial_ms_(initial_ms), max_ms_(max_ms) {}
 
 	// The next delay: the cap of this attempt is initial * 2^attempts, at
@@ -20,7 +20,7 @@ public:
 
 	int attempts() const { return attempts_; }
 
-private:
+  private:
 	int initial_ms_;
 	int max_ms_;
 	int attempts_ = 0;

@@ -14,7 +14,7 @@
 namespace pgmq::relay {
 
 class ConfigError : public std::runtime_error {
-public:
+  public:
 	explicit ConfigError(const std::string &message) : std::runtime_error(message) {}
 };
 
@@ -37,7 +37,7 @@ struct BrokerConfig {
 	std::string vhost = "/";
 	std::string user = "guest";
 	std::string password = "guest";
-	int heartbeat_s = 30;  // 0 disables AMQP heartbeats
+	int heartbeat_s = 30;            // 0 disables AMQP heartbeats
 	int confirm_timeout_ms = 10000;  // then the connection is taken as lost
 	int connect_timeout_ms = 5000;
 };

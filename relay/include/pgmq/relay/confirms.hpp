@@ -18,7 +18,7 @@ namespace pgmq::relay {
 enum class Outcome { Pending, Confirmed, Nacked, Returned };
 
 class ConfirmTracker {
-public:
+  public:
 	// Forget the previous batch; the next Published gets first_tag.
 	void Start(std::uint64_t first_tag);
 	// Records the next publish (delivery tag first_tag + count so far).
@@ -36,7 +36,7 @@ public:
 	// The outcome of the i-th publish of the batch.
 	Outcome outcome(std::size_t index) const;
 
-private:
+  private:
 	enum class Answer_ : unsigned char { None, Ack, Nack };
 	void Answer(std::uint64_t tag, bool multiple, bool ack);
 

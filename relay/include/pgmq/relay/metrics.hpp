@@ -14,12 +14,12 @@ namespace pgmq::relay {
 
 struct QueueSnapshot {
 	std::string queue;
-	std::uint64_t read = 0;       // messages read from the queue
-	std::uint64_t published = 0;  // basic.publish sent
-	std::uint64_t confirmed = 0;  // basic.ack received (and not returned)
-	std::uint64_t relayed = 0;    // confirmed and then deleted or archived
-	std::uint64_t returned = 0;   // unroutable (basic.return): left in the queue
-	std::uint64_t nacked = 0;     // basic.nack: left in the queue
+	std::uint64_t read = 0;         // messages read from the queue
+	std::uint64_t published = 0;    // basic.publish sent
+	std::uint64_t confirmed = 0;    // basic.ack received (and not returned)
+	std::uint64_t relayed = 0;      // confirmed and then deleted or archived
+	std::uint64_t returned = 0;     // unroutable (basic.return): left in the queue
+	std::uint64_t nacked = 0;       // basic.nack: left in the queue
 	std::uint64_t unconfirmed = 0;  // no answer (timeout, lost connection): left in the queue
 	std::uint64_t postgres_connects = 0;
 	std::uint64_t broker_connects = 0;
@@ -31,17 +31,17 @@ struct QueueSnapshot {
 };
 
 class QueueCounters {
-public:
+  public:
 	explicit QueueCounters(std::string queue) : queue_(std::move(queue)) {}
-	std::atomic<std::uint64_t> read{0}, published{0}, confirmed{0}, relayed{0}, returned{0}, nacked{0},
-		unconfirmed{0}, postgres_connects{0}, broker_connects{0};
+	std::atomic<std::uint64_t> read{0}, published{0}, confirmed{0}, relayed{0}, returned{0}, nacked{0}, unconfirmed{0},
+		postgres_connects{0}, broker_connects{0};
 	std::atomic<std::int64_t> confirms_pending{0}, lag_seconds{-1}, queue_length{-1};
 	std::atomic<bool> postgres_up{false}, broker_up{false};
 
 	QueueSnapshot Snapshot() const;
 	const std::string &queue() const { return queue_; }
 
-private:
+  private:
 	std::string queue_;
 };
 
