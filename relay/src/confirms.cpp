@@ -58,4 +58,21 @@ Outcome ConfirmTracker::outcome(std::size_t index) const
 	}
 }
 
+BatchOutcome Classify(const ConfirmTracker &tracker, std::size_t batch_size)
+{
+	BatchOutcome result;
+	for (std::size_t i = 0; i < batch_size; i++) {
+		Outcome outcome = i < tracker.size() ? tracker.outcome(i) : Outcome::Pending;
+		if (outcome == Outcome::Confirmed) {
+			result.confirmed.push_back(i);
+			continue;
+		}
+		result.not_confirmed.push_back(i);
+		result.returned += outcome == Outcome::Returned;
+		result.nacked += outcome == Outcome::Nacked;
+		result.unanswered += outcome == Outcome::Pending;
+	}
+	return result;
+}
+
 }  // namespace pgmq::relay

@@ -152,22 +152,17 @@ void Worker::RelayBatch(const std::vector<QueueMessage> &batch)
 	}
 	counters_.confirms_pending = 0;
 
+	BatchOutcome outcome = Classify(tracker_, batch.size());
 	std::vector<std::int64_t> confirmed, not_confirmed;
-	std::size_t returned = 0, nacked = 0;
-	for (std::size_t i = 0; i < batch.size(); i++) {
-		Outcome outcome = i < tracker_.size() ? tracker_.outcome(i) : Outcome::Pending;
-		if (outcome == Outcome::Confirmed) {
-			confirmed.push_back(batch[i].msg_id);
-			continue;
-		}
+	for (std::size_t i : outcome.confirmed)
+		confirmed.push_back(batch[i].msg_id);
+	for (std::size_t i : outcome.not_confirmed)
 		not_confirmed.push_back(batch[i].msg_id);
-		returned += outcome == Outcome::Returned;
-		nacked += outcome == Outcome::Nacked;
-	}
+	std::size_t returned = outcome.returned, nacked = outcome.nacked;
 	counters_.confirmed += confirmed.size();
 	counters_.returned += returned;
 	counters_.nacked += nacked;
-	counters_.unconfirmed += not_confirmed.size() - returned - nacked;
+	counters_.unconfirmed += outcome.unanswered;
 	if (returned)
 		LogWarning(Prefix() + std::to_string(returned) + " message(s) unroutable (basic.return from exchange \"" +
 				   queue_.exchange + "\"): left in the queue, retried after the visibility timeout");

@@ -86,3 +86,20 @@ TEST(RelayConfirms, DoubleAnswerCountsOnce)
 	EXPECT_EQ(t.pending(), 4u);
 	EXPECT_EQ(t.outcome(0), Outcome::Confirmed);
 }
+
+TEST(RelayConfirms, ClassifyABatch)
+{
+	// Seven messages read; a lost connection stopped publishing after five.
+	ConfirmTracker t;
+	PublishFive(t, 1);
+	t.Returned("q:1");
+	t.Ack(2, true);   // 1, 2 (2 was returned: not confirmed)
+	t.Nack(3, false);
+	t.Ack(4, false);  // 5 never answered
+	BatchOutcome o = Classify(t, 7);
+	EXPECT_EQ(o.confirmed, (std::vector<std::size_t>{0, 3}));
+	EXPECT_EQ(o.not_confirmed, (std::vector<std::size_t>{1, 2, 4, 5, 6}));
+	EXPECT_EQ(o.returned, 1u);
+	EXPECT_EQ(o.nacked, 1u);
+	EXPECT_EQ(o.unanswered, 3u);
+}

@@ -47,4 +47,16 @@ class ConfirmTracker {
 	std::size_t pending_ = 0;
 };
 
+// What becomes of a batch of batch_size messages of which the tracker saw
+// the first tracker.size() published (a failure can stop publishing early).
+struct BatchOutcome {
+	std::vector<std::size_t> confirmed;      // indexes to delete or archive
+	std::vector<std::size_t> not_confirmed;  // indexes that stay in the queue
+	std::size_t returned = 0;
+	std::size_t nacked = 0;
+	std::size_t unanswered = 0;  // never published, or no answer in time
+};
+
+BatchOutcome Classify(const ConfirmTracker &tracker, std::size_t batch_size);
+
 }  // namespace pgmq::relay
