@@ -39,8 +39,12 @@ std::string Trimmed(const char *message)
 
 PgConnection::PgConnection(const std::string &conninfo)
 {
-	const char *keywords[] = {"dbname", "fallback_application_name", nullptr};
-	const char *values[] = {conninfo.c_str(), "pgmq-relay", nullptr};
+	// TCP keepalives that notice a dead server within about a minute instead
+	// of the kernel's two hours (a read can wait long on a silent peer). They
+	// come before dbname, so the connection string can override them.
+	const char *keywords[] = {"keepalives_idle", "keepalives_interval",       "keepalives_count",
+							  "dbname",          "fallback_application_name", nullptr};
+	const char *values[] = {"30", "10", "3", conninfo.c_str(), "pgmq-relay", nullptr};
 	conn_ = PQconnectdbParams(keywords, values, 1);
 	if (conn_ == nullptr)
 		throw PgError("out of memory creating a libpq connection");
@@ -61,7 +65,7 @@ PgResult PgConnection::Exec(const char *sql, const std::vector<std::string> &par
 		PQexecParams(conn_, sql, static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0));
 	ExecStatusType status = PQresultStatus(result.get());
 	if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
-		throw PgError(Trimmed(PQerrorMessage(conn_)));
+		throw PgError(Trimmed(PQerrorMessage(conn_)), PQstatus(conn_) != CONNECTION_OK);
 	return result;
 }
 

@@ -19,7 +19,16 @@ namespace pgmq::relay {
 
 class PgError : public std::runtime_error {
   public:
-	explicit PgError(const std::string &message) : std::runtime_error(message) {}
+	explicit PgError(const std::string &message, bool connection_lost = true)
+		: std::runtime_error(message), connection_lost_(connection_lost)
+	{
+	}
+	// False for a statement that failed on a connection that is still up
+	// (a dropped queue, a missing privilege): the log says which.
+	bool connection_lost() const { return connection_lost_; }
+
+  private:
+	bool connection_lost_;
 };
 
 class PgResult {

@@ -59,9 +59,11 @@ bool Worker::EnsureBroker()
 	return true;
 }
 
-void Worker::DropPostgres(const std::string &why)
+void Worker::DropPostgres(const std::string &why, bool lost)
 {
-	LogWarning(Prefix() + "PostgreSQL connection lost: " + why);
+	// Either way the connection is replaced: after a failed statement a new
+	// session is the simplest state to be sure of.
+	LogWarning(Prefix() + (lost ? "PostgreSQL connection lost: " : "PostgreSQL error, reconnecting: ") + why);
 	pg_.reset();
 	counters_.postgres_up = false;
 	// The backoff is reset by a successful read, not by a connect: a
@@ -87,7 +89,7 @@ void Worker::RefreshQueueMetrics(bool force)
 		counters_.queue_length = length;
 		counters_.lag_seconds = age;
 	} catch (const PgError &e) {
-		DropPostgres(e.what());
+		DropPostgres(e.what(), e.connection_lost());
 	}
 }
 
@@ -106,7 +108,7 @@ void Worker::Run()
 			batch = pg_->ReadWithPoll(queue_.name, config_.visibility_timeout_s, config_.batch_size, config_.poll_s,
 									  config_.poll_interval_ms);
 		} catch (const PgError &e) {
-			DropPostgres(e.what());
+			DropPostgres(e.what(), e.connection_lost());
 			Wait(pg_backoff_, "read failed", "reconnecting");
 			continue;
 		}
@@ -178,8 +180,9 @@ void Worker::RelayBatch(const std::vector<QueueMessage> &batch)
 			counters_.relayed += pg_->Remove(queue_.name, confirmed, queue_.after_confirm == AfterConfirm::Archive);
 		} catch (const PgError &e) {
 			DropPostgres(std::string(e.what()) + " (" + std::to_string(confirmed.size()) +
-						 " confirmed message(s) stay in the queue and will be published again with the same "
-						 "message-id)");
+							 " confirmed message(s) stay in the queue and will be published again with the same "
+							 "message-id)",
+						 e.connection_lost());
 		}
 	}
 	if (!broker_failure.empty()) {
@@ -190,7 +193,7 @@ void Worker::RelayBatch(const std::vector<QueueMessage> &batch)
 			try {
 				pg_->Release(queue_.name, not_confirmed);
 			} catch (const PgError &e) {
-				DropPostgres(e.what());
+				DropPostgres(e.what(), e.connection_lost());
 			}
 		}
 		// Backoff also when the connect works and the publish fails (an

@@ -34,7 +34,7 @@ class Worker {
 	bool EnsureBroker();
 	void RelayBatch(const std::vector<QueueMessage> &batch);
 	void RefreshQueueMetrics(bool force);
-	void DropPostgres(const std::string &why);
+	void DropPostgres(const std::string &why, bool lost);
 	void DropBroker(const std::string &why);
 	void Wait(Backoff &backoff, const std::string &what, const std::string &why);
 	std::string Prefix() const { return "queue " + queue_.name + ": "; }
