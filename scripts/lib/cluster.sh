@@ -9,6 +9,10 @@ PG_BIN=/usr/lib/postgresql/$PG_MAJOR/bin
 PGMQ_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PGMQ_PACKAGES=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-$PG_MAJOR-partman
   nlohmann-json3-dev libgtest-dev cmake g++ make python3-psycopg)
+# pgmq-relay (CMake target) and its test's broker and consumer: host only. The
+# other majors' root filesystems run the server suites, not the relay's test
+# (test/run's HOST_ONLY_TESTS), and need not carry an Erlang runtime.
+[ -n "${PGMQ_IN_ROOTFS:-}" ] || PGMQ_PACKAGES+=(libpq-dev librabbitmq-dev rabbitmq-server python3-pika)
 
 # Install only what is missing, so a prepared machine needs no network.
 ensure_packages() {

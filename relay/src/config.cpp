@@ -1,0 +1,447 @@
+// relay/src/config.cpp
+// Configuration: JSON file, AMQP URL, command line. Pure functions; every
+// failure is a ConfigError that says where and what.
+#include "pgmq/relay/config.hpp"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "pgmq/core/error.hpp"
+#include "pgmq/core/queue_name.hpp"
+
+namespace pgmq::relay {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void Fail(const std::string &where, const std::string &what) { throw ConfigError(where + ": " + what); }
+
+// Rejects keys that are not in allowed: a typo must not be silently ignored.
+void CheckKeys(const json &object, const std::string &where, const std::set<std::string> &allowed)
+{
+	for (auto it = object.begin(); it != object.end(); ++it)
+		if (!allowed.count(it.key()))
+			Fail(where, "unknown key \"" + it.key() + "\"");
+}
+
+std::string Path(const std::string &where, const std::string &key) { return where.empty() ? key : where + "." + key; }
+
+void ReadString(const json &object, const std::string &where, const char *key, std::string &out)
+{
+	auto it = object.find(key);
+	if (it == object.end())
+		return;
+	if (!it->is_string())
+		Fail(Path(where, key), "must be a string");
+	out = it->get<std::string>();
+}
+
+void ReadInt(const json &object, const std::string &where, const char *key, int min, int max, int &out)
+{
+	auto it = object.find(key);
+	if (it == object.end())
+		return;
+	if (!it->is_number_integer())
+		Fail(Path(where, key), "must be an integer");
+	auto value = it->get<long long>();
+	if (value < min || value > max)
+		Fail(Path(where, key), "must be between " + std::to_string(min) + " and " + std::to_string(max));
+	out = static_cast<int>(value);
+}
+
+void ReadBool(const json &object, const std::string &where, const char *key, bool &out)
+{
+	auto it = object.find(key);
+	if (it == object.end())
+		return;
+	if (!it->is_boolean())
+		Fail(Path(where, key), "must be true or false");
+	out = it->get<bool>();
+}
+
+AfterConfirm ParseAfterConfirm(const std::string &text, const std::string &where)
+{
+	if (text == "delete")
+		return AfterConfirm::Delete;
+	if (text == "archive")
+		return AfterConfirm::Archive;
+	Fail(where, "must be \"delete\" or \"archive\"");
+}
+
+// AMQP short strings (exchange, routing key) hold at most 255 bytes.
+void CheckShortString(const std::string &value, const std::string &where)
+{
+	if (value.size() > 255)
+		Fail(where, "longer than AMQP's 255-byte limit");
+}
+
+void CheckQueueName(const std::string &name, const std::string &where)
+{
+	try {
+		core::CheckQueueNameCharacters(name);
+		core::CheckQueueNameLength(name);
+	} catch (const core::CoreError &e) {
+		Fail(where, e.what());
+	}
+}
+
+QueueConfig ParseQueue(const json &item, const std::string &where)
+{
+	QueueConfig queue;
+	if (item.is_string()) {  // "orders": default exchange, routing key = name
+		queue.name = item.get<std::string>();
+	} else if (item.is_object()) {
+		CheckKeys(item, where, {"name", "exchange", "routing_key", "after_confirm", "routing_key_header"});
+		if (!item.contains("name"))
+			Fail(where, "a queue needs a \"name\"");
+		ReadString(item, where, "name", queue.name);
+		ReadString(item, where, "exchange", queue.exchange);
+		ReadString(item, where, "routing_key", queue.routing_key);
+		std::string after = "delete";
+		ReadString(item, where, "after_confirm", after);
+		queue.after_confirm = ParseAfterConfirm(after, Path(where, "after_confirm"));
+		ReadBool(item, where, "routing_key_header", queue.routing_key_header);
+	} else {
+		Fail(where, "must be a queue name or an object");
+	}
+	CheckQueueName(queue.name, Path(where, "name"));
+	if (queue.routing_key.empty())
+		queue.routing_key = queue.name;
+	CheckShortString(queue.exchange, Path(where, "exchange"));
+	CheckShortString(queue.routing_key, Path(where, "routing_key"));
+	return queue;
+}
+
+void ParseBroker(const json &object, const std::string &where, BrokerConfig &broker)
+{
+	if (!object.is_object())
+		Fail(where, "must be an object");
+	CheckKeys(object, where,
+			  {"url", "host", "port", "vhost", "user", "password", "heartbeat_s", "confirm_timeout_ms",
+			   "connect_timeout_ms"});
+	std::string url;
+	ReadString(object, where, "url", url);
+	if (!url.empty()) {
+		try {
+			ApplyAmqpUrl(url, broker);
+		} catch (const ConfigError &e) {
+			Fail(Path(where, "url"), e.what());
+		}
+	}
+	// Separate fields after the URL: they refine it.
+	ReadString(object, where, "host", broker.host);
+	ReadInt(object, where, "port", 1, 65535, broker.port);
+	ReadString(object, where, "vhost", broker.vhost);
+	ReadString(object, where, "user", broker.user);
+	ReadString(object, where, "password", broker.password);
+	ReadInt(object, where, "heartbeat_s", 0, 3600, broker.heartbeat_s);
+	ReadInt(object, where, "confirm_timeout_ms", 10, 600000, broker.confirm_timeout_ms);
+	ReadInt(object, where, "connect_timeout_ms", 10, 600000, broker.connect_timeout_ms);
+}
+
+int HexValue(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+std::string PercentDecode(std::string_view text)
+{
+	std::string out;
+	for (std::size_t i = 0; i < text.size(); i++) {
+		if (text[i] != '%') {
+			out += text[i];
+			continue;
+		}
+		int high = i + 2 < text.size() ? HexValue(text[i + 1]) : -1;
+		int low = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
+		if (high < 0 || low < 0)
+			throw ConfigError("bad percent-escape in AMQP URL");
+		out += static_cast<char>(high * 16 + low);
+		i += 2;
+	}
+	return out;
+}
+
+int ParsePort(std::string_view text, const std::string &where)
+{
+	if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string_view::npos)
+		Fail(where, "port must be a number between 1 and 65535");
+	int port = std::stoi(std::string(text));
+	if (port < 1 || port > 65535)
+		Fail(where, "port must be a number between 1 and 65535");
+	return port;
+}
+
+int ParseIntFlag(const std::string &flag, const std::string &value, int min, int max)
+{
+	if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos)
+		Fail(flag, "must be a whole number");
+	int number = std::stoi(value);
+	if (number < min || number > max)
+		Fail(flag, "must be between " + std::to_string(min) + " and " + std::to_string(max));
+	return number;
+}
+
+}  // namespace
+
+void ApplyAmqpUrl(std::string_view url, BrokerConfig &broker)
+{
+	constexpr std::string_view scheme = "amqp://";
+	if (url.substr(0, scheme.size()) != scheme)
+		throw ConfigError("AMQP URL must start with amqp:// (amqps is not supported)");
+	std::string_view rest = url.substr(scheme.size());
+	std::string_view authority = rest.substr(0, rest.find('/'));
+	std::string_view path = rest.size() > authority.size() ? rest.substr(authority.size() + 1) : std::string_view();
+	auto at = authority.rfind('@');
+	if (at != std::string_view::npos) {
+		std::string_view userinfo = authority.substr(0, at);
+		authority = authority.substr(at + 1);
+		auto colon = userinfo.find(':');
+		broker.user = PercentDecode(userinfo.substr(0, colon));
+		if (colon != std::string_view::npos)
+			broker.password = PercentDecode(userinfo.substr(colon + 1));
+	}
+	std::string_view host = authority;
+	if (!authority.empty() && authority.front() == '[') {  // [::1]:5672
+		auto close = authority.find(']');
+		if (close == std::string_view::npos)
+			throw ConfigError("AMQP URL has an unclosed [ in its host");
+		host = authority.substr(1, close - 1);
+		std::string_view after = authority.substr(close + 1);
+		if (!after.empty()) {
+			if (after.front() != ':')
+				throw ConfigError("AMQP URL: unexpected text after the host");
+			broker.port = ParsePort(after.substr(1), "AMQP URL");
+		}
+	} else {
+		auto colon = authority.find(':');
+		if (colon != std::string_view::npos) {
+			host = authority.substr(0, colon);
+			broker.port = ParsePort(authority.substr(colon + 1), "AMQP URL");
+		}
+	}
+	if (!host.empty())
+		broker.host = PercentDecode(host);
+	broker.vhost = path.empty() ? "/" : PercentDecode(path);
+}
+
+Config ParseConfig(std::string_view json_text, const std::string &source)
+{
+	json root;
+	try {
+		root = json::parse(json_text.begin(), json_text.end());
+	} catch (const json::parse_error &e) {
+		// e.byte is the position; the library's message already says what.
+		throw ConfigError(source + ": not valid JSON: " + e.what());
+	}
+	if (!root.is_object())
+		throw ConfigError(source + ": the top level must be a JSON object");
+	Config config;
+	try {
+		CheckKeys(root, "",
+				  {"postgres", "rabbitmq", "queues", "batch_size", "visibility_timeout_s", "poll_s", "poll_interval_ms",
+				   "report_interval_s", "metrics_listen", "backoff_initial_ms", "backoff_max_ms"});
+		ReadString(root, "", "postgres", config.postgres);
+		if (root.contains("rabbitmq"))
+			ParseBroker(root["rabbitmq"], "rabbitmq", config.broker);
+		if (root.contains("queues")) {
+			const json &queues = root["queues"];
+			if (!queues.is_array())
+				Fail("queues", "must be an array");
+			for (std::size_t i = 0; i < queues.size(); i++)
+				config.queues.push_back(ParseQueue(queues[i], "queues[" + std::to_string(i) + "]"));
+		}
+		ReadInt(root, "", "batch_size", 1, 10000, config.batch_size);
+		ReadInt(root, "", "visibility_timeout_s", 1, 86400, config.visibility_timeout_s);
+		ReadInt(root, "", "poll_s", 0, 3600, config.poll_s);
+		ReadInt(root, "", "poll_interval_ms", 1, 60000, config.poll_interval_ms);
+		ReadInt(root, "", "report_interval_s", 0, 86400, config.report_interval_s);
+		ReadString(root, "", "metrics_listen", config.metrics_listen);
+		ReadInt(root, "", "backoff_initial_ms", 1, 3600000, config.backoff_initial_ms);
+		ReadInt(root, "", "backoff_max_ms", 1, 3600000, config.backoff_max_ms);
+	} catch (const ConfigError &e) {
+		throw ConfigError(source + ": " + e.what());
+	}
+	return config;
+}
+
+Config LoadConfigFile(const std::string &path)
+{
+	std::ifstream file(path, std::ios::binary);
+	if (!file)
+		throw ConfigError(path + ": cannot be read");
+	std::ostringstream text;
+	text << file.rdbuf();
+	return ParseConfig(text.str(), path);
+}
+
+CommandLine ParseCommandLine(int argc, const char *const *argv)
+{
+	// Flags that take a value; the others are switches.
+	static const std::set<std::string> with_value = {
+		"--config",     "--postgres", "--amqp-url", "--queue",           "--exchange",       "--routing-key",
+		"--batch-size", "--vt",       "--poll",     "--confirm-timeout", "--metrics-listen", "--report-interval"};
+	static const std::set<std::string> switches = {"--archive", "--drain", "--help"};
+	CommandLine line;
+	for (int i = 1; i < argc; i++) {
+		std::string arg = argv[i];
+		std::string value;
+		bool has_value = false;
+		auto eq = arg.find('=');
+		if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+			value = arg.substr(eq + 1);
+			arg = arg.substr(0, eq);
+			has_value = true;
+		}
+		if (switches.count(arg)) {
+			if (has_value)
+				Fail(arg, "takes no value");
+			if (arg == "--help")
+				line.help = true;
+			else
+				line.overrides.emplace_back(arg, "");
+			continue;
+		}
+		if (!with_value.count(arg))
+			Fail(arg, "unknown option (see --help)");
+		if (!has_value) {
+			if (i + 1 >= argc)
+				Fail(arg, "needs a value");
+			value = argv[++i];
+		}
+		if (arg == "--config")
+			line.config_path = value;
+		else
+			line.overrides.emplace_back(arg, value);
+	}
+	return line;
+}
+
+void ApplyOverrides(const CommandLine &line, Config &config)
+{
+	// --queue on the command line replaces the file's list; --exchange,
+	// --routing-key and --archive refine the --queue before them.
+	bool replaced_queues = false;
+	auto last_queue = [&](const std::string &flag) -> QueueConfig & {
+		if (!replaced_queues)
+			Fail(flag, "must follow a --queue");
+		return config.queues.back();
+	};
+	for (const auto &[flag, value] : line.overrides) {
+		if (flag == "--postgres") {
+			config.postgres = value;
+		} else if (flag == "--amqp-url") {
+			try {
+				ApplyAmqpUrl(value, config.broker);
+			} catch (const ConfigError &e) {
+				Fail(flag, e.what());
+			}
+		} else if (flag == "--queue") {
+			if (!replaced_queues)
+				config.queues.clear();
+			replaced_queues = true;
+			CheckQueueName(value, flag);
+			QueueConfig queue;
+			queue.name = value;
+			queue.routing_key = value;
+			config.queues.push_back(queue);
+		} else if (flag == "--exchange") {
+			CheckShortString(value, flag);
+			last_queue(flag).exchange = value;
+		} else if (flag == "--routing-key") {
+			CheckShortString(value, flag);
+			last_queue(flag).routing_key = value.empty() ? last_queue(flag).name : value;
+		} else if (flag == "--archive") {
+			last_queue(flag).after_confirm = AfterConfirm::Archive;
+		} else if (flag == "--batch-size") {
+			config.batch_size = ParseIntFlag(flag, value, 1, 10000);
+		} else if (flag == "--vt") {
+			config.visibility_timeout_s = ParseIntFlag(flag, value, 1, 86400);
+		} else if (flag == "--poll") {
+			config.poll_s = ParseIntFlag(flag, value, 0, 3600);
+		} else if (flag == "--confirm-timeout") {
+			config.broker.confirm_timeout_ms = ParseIntFlag(flag, value, 10, 600000);
+		} else if (flag == "--metrics-listen") {
+			config.metrics_listen = value;
+		} else if (flag == "--report-interval") {
+			config.report_interval_s = ParseIntFlag(flag, value, 0, 86400);
+		} else if (flag == "--drain") {
+			config.drain = true;
+		} else {
+			Fail(flag, "unknown option");
+		}
+	}
+}
+
+std::pair<std::string, int> SplitListenAddress(std::string_view listen)
+{
+	auto colon = listen.rfind(':');
+	if (colon == std::string_view::npos)
+		Fail("metrics_listen", "must be host:port, e.g. 127.0.0.1:9464");
+	std::string host(listen.substr(0, colon));
+	if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+		host = host.substr(1, host.size() - 2);
+	if (host.empty())
+		host = "0.0.0.0";
+	return {host, ParsePort(listen.substr(colon + 1), "metrics_listen")};
+}
+
+void Validate(const Config &config)
+{
+	if (config.queues.empty())
+		throw ConfigError("no queue to relay: list them in \"queues\" or give --queue");
+	std::set<std::string> seen;
+	for (const auto &queue : config.queues)
+		if (!seen.insert(queue.name).second)
+			throw ConfigError("queue \"" + queue.name + "\" is listed twice");
+	// A message must stay invisible while it is published and confirmed, or a
+	// second relay (or this one, after a reconnect) would publish it again.
+	if (config.visibility_timeout_s * 1000LL <= config.broker.confirm_timeout_ms)
+		throw ConfigError("visibility_timeout_s (" + std::to_string(config.visibility_timeout_s) +
+						  " s) must be longer than rabbitmq.confirm_timeout_ms (" +
+						  std::to_string(config.broker.confirm_timeout_ms) + " ms)");
+	// An empty read waits poll_s without touching the broker connection;
+	// the broker drops a client that is silent for two heartbeats.
+	if (config.broker.heartbeat_s > 0 && config.poll_s >= config.broker.heartbeat_s)
+		throw ConfigError("poll_s (" + std::to_string(config.poll_s) +
+						  " s) must be shorter than rabbitmq.heartbeat_s (" +
+						  std::to_string(config.broker.heartbeat_s) + " s), or the broker drops an idle relay");
+	if (config.backoff_max_ms < config.backoff_initial_ms)
+		throw ConfigError("backoff_max_ms must not be smaller than backoff_initial_ms");
+	if (!config.metrics_listen.empty())
+		SplitListenAddress(config.metrics_listen);
+}
+
+std::string Usage()
+{
+	return "usage: pgmq-relay [--config FILE] [options]\n"
+		   "Relays pgmq queues to RabbitMQ with publisher confirms; deletes (or archives)\n"
+		   "a message only after the broker confirmed it. See docs/relay.md.\n"
+		   "\n"
+		   "  --config FILE            JSON configuration (flags below override it)\n"
+		   "  --postgres CONNINFO      libpq connection string\n"
+		   "  --amqp-url URL           amqp://user:password@host:port/vhost\n"
+		   "  --queue NAME             relay this queue (repeatable; replaces the file's list)\n"
+		   "    --exchange NAME        ... to this exchange (default: the default exchange \"\")\n"
+		   "    --routing-key KEY      ... with this routing key (default: the queue's name)\n"
+		   "    --archive              ... and archive instead of delete after the confirm\n"
+		   "  --batch-size N           messages per read (default 100)\n"
+		   "  --vt SECONDS             visibility timeout of a read (default 30)\n"
+		   "  --poll SECONDS           read_with_poll's max_poll_seconds (default 5)\n"
+		   "  --confirm-timeout MS     wait for confirms this long (default 10000)\n"
+		   "  --metrics-listen H:P     serve Prometheus text at http://H:P/metrics\n"
+		   "  --report-interval S      periodic log line every S seconds (default 10, 0 = off)\n"
+		   "  --drain                  exit 0 once every queue has been read empty\n"
+		   "  --help                   this text\n";
+}
+
+}  // namespace pgmq::relay
