@@ -17,7 +17,10 @@ DECLARE
     r record;
     cols pg_catalog.text;
     lost pg_catalog.text;
+    saved_path pg_catalog.text := pg_catalog.current_setting('search_path');
 BEGIN
+    -- As in the prologue: nothing a role with CREATE on schema pgmq made.
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     -- 1. meta first: the others reference it.
     FOR r IN
         SELECT c.relname FROM pg_catalog.pg_class AS c
@@ -90,6 +93,7 @@ BEGIN
         EXECUTE pg_catalog.format('DROP INDEX %s', r.idx);
         PERFORM pgmq.create_fifo_index(r.queue_name);
     END LOOP;
+    PERFORM pg_catalog.set_config('search_path', saved_path, true);
 END
 $switch$;
 
