@@ -21,6 +21,12 @@ CREATE TEMPORARY TABLE switch_bindings ON COMMIT DROP AS
     SELECT pattern, queue_name, bound_at FROM pgmq.topic_bindings;
 CREATE TEMPORARY TABLE switch_throttles ON COMMIT DROP AS
     SELECT queue_name, throttle_interval_ms, last_notified_at FROM pgmq.notify_insert_throttle;
+-- and the privileges granted on them (to applications, say), but their owner's.
+CREATE TEMPORARY TABLE switch_grants ON COMMIT DROP AS
+    SELECT c.relname, a.privilege_type, a.grantee, a.is_grantable
+      FROM pg_class AS c, aclexplode(c.relacl) AS a
+     WHERE c.relnamespace = 'pgmq'::regnamespace AND a.grantee <> c.relowner
+       AND c.relname IN ('meta', 'notify_insert_throttle', 'topic_bindings');
 
 -- 2. The insert-notification triggers run this extension's trigger function:
 -- drop them here (step 5 re-creates them with upstream's), so that DROP
@@ -53,8 +59,8 @@ CREATE EXTENSION pgmq VERSION :'upstream_version';
 CREATE EXTENSION pgmq;
 \endif
 
--- 5. The configuration rows back, and the triggers through upstream's own
--- function (which resets last_notified_at: restored after).
+-- 5. The configuration rows back, the triggers through upstream's own
+-- function (which resets last_notified_at: restored after), the grants.
 INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged, created_at)
     SELECT queue_name, is_partitioned, is_unlogged, created_at FROM pg_temp.switch_meta;
 INSERT INTO pgmq.topic_bindings (pattern, queue_name, bound_at)
@@ -62,5 +68,19 @@ INSERT INTO pgmq.topic_bindings (pattern, queue_name, bound_at)
 SELECT pgmq.enable_notify_insert(queue_name, throttle_interval_ms) FROM pg_temp.switch_throttles;
 UPDATE pgmq.notify_insert_throttle AS t SET last_notified_at = s.last_notified_at
   FROM pg_temp.switch_throttles AS s WHERE t.queue_name = s.queue_name;
+DO $back$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN
+        SELECT format('GRANT %s ON pgmq.%I TO %s%s', g.privilege_type, g.relname,
+                      CASE WHEN g.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(o.rolname) END,
+                      CASE WHEN g.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END) AS grant_sql
+          FROM pg_temp.switch_grants AS g LEFT JOIN pg_roles AS o ON o.oid = g.grantee
+    LOOP
+        EXECUTE r.grant_sql;
+    END LOOP;
+END
+$back$;
 
 COMMIT;

@@ -4,19 +4,21 @@
 -- created this version's tables, types and functions; now:
 --  1. the rows of the old configuration tables go into the new tables of the
 --     same name, column by column (a column the new table lacks stops the
---     switch: nothing is dropped silently);
+--     switch: nothing is dropped silently), and so do the privileges
+--     granted on them;
 --  2. the insert-notification triggers are re-created with this version's
 --     function, given the queue name as created (upstream 1.13.1's form; a
 --     trigger from upstream 1.7.x, which had no throttle, gets interval 0);
 --  3. upstream's FIFO index (a GIN index on headers, q_<name>_fifo_idx)
 --     becomes this version's (a btree on group key and msg_id, same name);
---  4. the scratch schema goes.
+--  4. the old tables and the scratch schema go.
 
 DO $switch$
 DECLARE
     r record;
     cols pg_catalog.text;
     lost pg_catalog.text;
+    grant_sql pg_catalog.text;
     saved_path pg_catalog.text := pg_catalog.current_setting('search_path');
 BEGIN
     -- As in the prologue: nothing a role with CREATE on schema pgmq made.
@@ -53,6 +55,20 @@ BEGIN
                           AND o.attname = n.attname AND NOT o.attisdropped);
         EXECUTE pg_catalog.format('INSERT INTO pgmq.%I (%s) SELECT %s FROM pgmq_switch_scratch.%I',
                                   r.relname, cols, cols, r.relname);
+        -- The privileges granted on the old table (to applications, say),
+        -- except its owner's own.
+        FOR grant_sql IN
+            SELECT pg_catalog.format('GRANT %s ON pgmq.%I TO %s%s', a.privilege_type, r.relname,
+                       CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(g.rolname) END,
+                       CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
+              FROM pg_catalog.pg_class AS c,
+                   pg_catalog.aclexplode(c.relacl) AS a
+                   LEFT JOIN pg_catalog.pg_roles AS g ON g.oid = a.grantee
+             WHERE c.oid = pg_catalog.format('pgmq_switch_scratch.%I', r.relname)::pg_catalog.regclass
+               AND a.grantee <> c.relowner
+        LOOP
+            EXECUTE grant_sql;
+        END LOOP;
     END LOOP;
 
     -- 2. Insert-notification triggers. The queue is the meta row whose table
@@ -97,5 +113,29 @@ BEGIN
 END
 $switch$;
 
--- 4. The old configuration tables, their rows now in the new ones.
-DROP SCHEMA pgmq_switch_scratch CASCADE;
+-- 4. The old configuration tables, their rows now in the new ones. Without
+-- CASCADE: a view or foreign key of the user's over one of them stops the
+-- switch (PostgreSQL names it), rather than being dropped with it.
+DO $switch$
+DECLARE
+    tables pg_catalog.text;
+    saved_path pg_catalog.text := pg_catalog.current_setting('search_path');
+BEGIN
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    SELECT pg_catalog.string_agg(pg_catalog.format('pgmq_switch_scratch.%I', c.relname), ', ')
+      INTO tables
+      FROM pg_catalog.pg_class AS c
+     WHERE c.relnamespace = 'pgmq_switch_scratch'::pg_catalog.regnamespace AND c.relkind IN ('r', 'p');
+    BEGIN
+        EXECUTE 'DROP TABLE ' || tables;
+    EXCEPTION WHEN dependent_objects_still_exist THEN
+        GET STACKED DIAGNOSTICS tables = PG_EXCEPTION_DETAIL;
+        RAISE EXCEPTION 'objects of yours depend on the configuration tables of the pgmq extension being replaced'
+            USING DETAIL = tables || E'\n(the switch had moved pgmq''s old tables to schema pgmq_switch_scratch)',
+                  HINT = 'Drop them, run ALTER EXTENSION pgmq UPDATE, then create them again over the new tables.',
+                  ERRCODE = 'dependent_objects_still_exist';
+    END;
+    PERFORM pg_catalog.set_config('search_path', saved_path, true);
+END
+$switch$;
+DROP SCHEMA pgmq_switch_scratch;

@@ -19,10 +19,13 @@
 #     partitioned by pg_partman over several partitions, a queue table in
 #     the column order of an upgraded install, headers and FIFO groups with
 #     upstream's GIN FIFO index, insert notifications with throttles, topic
-#     bindings (each where the release has the feature);
-#  2. ALTER EXTENSION pgmq UPDATE; every row, sequence position, meta,
-#     throttle and binding row, trigger, index name and pg_partman row is
-#     identical; the extension's members are exactly a fresh install's;
+#     bindings (each where the release has the feature), grants to an
+#     application's role;
+#  2. ALTER EXTENSION pgmq UPDATE (for one release, first refused because a
+#     view of the user's reads pgmq.meta); every row, sequence position,
+#     meta, throttle and binding row, grant, trigger, index name and
+#     pg_partman row is identical; the extension's members are exactly a
+#     fresh install's;
 #  3. this extension's functions work on the result: leases and delays hold,
 #     sends continue the sequences, notifications, topics, group reads on
 #     the converted FIFO index, partition maintenance; a consumer drains
@@ -42,6 +45,8 @@ REGRESS_RELEASES=${PGMQ_SWITCH_REGRESS:-"1.5.1 1.13.1 own-1.13.1"}
 OUR_VERSION=1.13.1+cpp
 DB=pgmq_it_switch
 FRESH=pgmq_it_switch_fresh
+APP=pgmq_it_switch_app # a role with grants on pgmq's tables, as applications have
+VIEW_RELEASE=1.12.0    # the release where a user's view over pgmq.meta first stops the switch
 work=$(mktemp -d /tmp/pgmq-upstream-migration.XXXXXX)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/${PG_MAJOR:-15}/bin/pg_config}
 
@@ -78,6 +83,7 @@ cleanup() {
   for db in "$DB" "$FRESH"; do
     psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
   done
+  psql -X -q -d postgres -c "DROP ROLE IF EXISTS $APP" >/dev/null 2>&1 || true
   for f in "${placed[@]}"; do
     if [ -f "$work/saved/${f##*/}" ]; then
       cp -p "$work/saved/${f##*/}" "$f"
@@ -100,6 +106,8 @@ place_stand_in() {
   chmod 644 "$f.tmp"
   mv "$f.tmp" "$f"
 }
+
+q postgres "DROP ROLE IF EXISTS $APP; CREATE ROLE $APP" >/dev/null
 
 # --- a fresh install, the reference for the switched extension's objects ------
 q postgres "DROP DATABASE IF EXISTS $FRESH" >/dev/null
@@ -143,6 +151,8 @@ snapshot() {
     q "$db" "SELECT 'table', c.relname, c.relkind, c.relpersistence, c.relispartition FROM pg_class c
              WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'p') AND c.relname ~ '^[qa]_' ORDER BY 2"
     q "$db" "SELECT 'index', tablename, indexname FROM pg_indexes WHERE schemaname = 'pgmq' AND tablename ~ '^[qa]_' ORDER BY 2, 3"
+    q "$db" "SELECT 'grant', c.relname, a.privilege_type, a.is_grantable FROM pg_class c, aclexplode(c.relacl) a
+             WHERE c.relnamespace = 'pgmq'::regnamespace AND a.grantee = '$APP'::regrole ORDER BY 2, 3"
     q "$db" "SELECT 'trigger', tgrelid::regclass, tgname FROM pg_trigger WHERE NOT tgisinternal
              AND tgrelid::regclass::text LIKE 'pgmq.%' ORDER BY 2, 3"
     q "$db" "SELECT 'part_config', parent_table, control, partition_interval, premake, retention, retention_keep_table
@@ -192,6 +202,8 @@ SELECT pgmq.archive('SW_Mixed', ARRAY[1::bigint]);
 SELECT pgmq.send_batch('sw_part', (SELECT array_agg(jsonb_build_object('p', i) ORDER BY i) FROM generate_series(1, 35) AS i));
 SELECT pgmq.archive('sw_part', ARRAY[1::bigint, 2, 15, 31]);
 SELECT count(*) FROM pgmq.read('sw_part', 600, 3);
+GRANT SELECT ON pgmq.meta TO $APP;
+GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.q_sw_plain TO $APP WITH GRANT OPTION;
 " >/dev/null || fail "$rel: filling the queues"
   if at_least "$rel" 1.9.0; then
     q "$DB" "SELECT pgmq.create_fifo_index('SW_Mixed')" >/dev/null || fail "$rel: create_fifo_index"
@@ -207,6 +219,28 @@ SELECT count(*) FROM pgmq.read('sw_part', 600, 3);
     q "$DB" "SELECT pgmq.bind_topic('orders.*', 'sw_plain'); SELECT pgmq.bind_topic('#', 'SW_Mixed');
              SELECT pgmq.bind_topic('orders.#', 'sw_part')" >/dev/null || fail "$rel: bind_topic"
   fi
+  if at_least "$rel" 1.8.0; then
+    q "$DB" "GRANT SELECT, UPDATE ON pgmq.notify_insert_throttle TO $APP" >/dev/null || fail "$rel: grant"
+  fi
+}
+
+# blocked_by_view RELEASE: a view of the user's over pgmq.meta stops the
+# switch, which then changes nothing, rather than being dropped with the old table.
+blocked_by_view() {
+  local rel=$1 out
+  q "$DB" "CREATE VIEW public.sw_queue_names AS SELECT queue_name FROM pgmq.meta" >/dev/null
+  if out=$(q "$DB" "ALTER EXTENSION pgmq UPDATE" 2>&1); then
+    fail "$rel: ALTER EXTENSION pgmq UPDATE succeeded over a view of pgmq.meta"
+  fi
+  case $out in
+    *"objects of yours depend on"*"view public.sw_queue_names depends on"*) ;;
+    *) fail "$rel: the failed switch does not name the view: $out" ;;
+  esac
+  check "$DB" "$rel: a view over pgmq.meta stops the switch, which changes nothing" "
+    SELECT extversion = '$rel' FROM pg_extension WHERE extname = 'pgmq'
+       AND (SELECT count(*) FROM public.sw_queue_names) = 4
+       AND to_regnamespace('pgmq_switch_scratch') IS NULL"
+  q "$DB" "DROP VIEW public.sw_queue_names" >/dev/null
 }
 
 # works RELEASE: this extension's functions on the switched queues.
@@ -313,7 +347,8 @@ consume() {
 regress() {
   local rel=$1 tests
   tests=$(sed -n 's/^test: *//p' "$repo/test/schedule" | tr -s ' \t' '\n' | grep -vx 'extension_reload' | tr '\n' ' ')
-  q "$DB" "SELECT pgmq.drop_queue(queue_name) FROM pgmq.meta" >/dev/null || fail "$rel: dropping the queues"
+  q "$DB" "SELECT pgmq.drop_queue(queue_name) FROM pgmq.meta; DROP OWNED BY $APP" >/dev/null ||
+    fail "$rel: dropping the queues"
   # The suite installs pg_partman itself, as in a fresh database.
   q "$DB" "DROP EXTENSION pg_partman; DROP SCHEMA partman CASCADE" >/dev/null || fail "$rel: dropping pg_partman"
   mkdir -p "$work/regress-$rel"
@@ -342,6 +377,8 @@ for rel in $RELEASES; do
   fill "$rel"
   snapshot "$DB" >"$work/before-$rel.txt"
   grep -q '^q sw_plain|' "$work/before-$rel.txt" || fail "$rel: the snapshot has no queue rows"
+  grep -q "^grant|meta|SELECT|f" "$work/before-$rel.txt" || fail "$rel: the snapshot has no grants"
+  [ "$rel" = "$VIEW_RELEASE" ] && blocked_by_view "$rel"
   q "$DB" "ALTER EXTENSION pgmq UPDATE" >"$work/update-$rel.log" 2>&1 || {
     cat "$work/update-$rel.log"
     fail "$rel: ALTER EXTENSION pgmq UPDATE"
