@@ -31,7 +31,8 @@
 #     the converted FIFO index, partition maintenance; a consumer drains
 #     every queue into its archive;
 #  4. for 1.13.1: back to the stand-in with scripts/switch_to_upstream.sql,
-#     identical again, and forward again;
+#     identical again, and forward again; then back and forward once more
+#     while a producer and a consumer stay connected;
 #  5. the queues are dropped and the pg_regress suite (without
 #     extension_reload, which would replace the switched extension) runs in
 #     the switched database (PGMQ_SWITCH_REGRESS: which releases, or "all").
@@ -344,6 +345,44 @@ consume() {
     SELECT true"
 }
 
+# live_switch: a producer and consumer that stay connected across the switch,
+# with server-side prepared statements, carry on with this extension's
+# functions (PostgreSQL re-plans a statement whose functions were dropped).
+live_switch() {
+  psql -X -q -d "$DB" -v upstream_version=1.13.1 -f "$repo/scripts/switch_to_upstream.sql" >/dev/null 2>&1 ||
+    fail "live: back to upstream"
+  /usr/bin/python3 - "$DB" <<'EOF' || fail "live: a connected producer and consumer across the switch"
+import sys
+import psycopg
+
+db = sys.argv[1]
+app = psycopg.connect(dbname=db, autocommit=True)
+admin = psycopg.connect(dbname=db, autocommit=True)
+send = "SELECT * FROM pgmq.send(%s, %s::jsonb)"
+read = "SELECT msg_id, message FROM pgmq.read(%s, 30, 100)"
+lang = ("SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang "
+        "WHERE p.oid = 'pgmq.send(text, jsonb)'::regprocedure")
+
+
+def sends(first, last):
+    return [app.execute(send, ("sw_unlogged", '{"live": %d}' % i), prepare=True).fetchone()[0]
+            for i in range(first, last)]
+
+
+before = sends(0, 6)  # prepared on the server from the first call on
+got = app.execute(read, ("sw_unlogged",), prepare=True).fetchall()
+assert app.execute(lang).fetchone()[0] == "sql", "upstream's send is not installed"
+admin.execute("ALTER EXTENSION pgmq UPDATE")
+assert app.execute(lang).fetchone()[0] == "c", "the switch did not happen"
+after = sends(6, 9)
+assert after[0] == before[-1] + 1, (before, after)
+got_after = app.execute(read, ("sw_unlogged",), prepare=True).fetchall()
+assert [r[0] for r in got_after] == after, (got_after, after)
+assert {r[0] for r in got} >= set(before), (got, before)
+EOF
+  say "ok: live: a producer and a consumer connected across the switch carry on with prepared statements"
+}
+
 regress() {
   local rel=$1 tests
   tests=$(sed -n 's/^test: *//p' "$repo/test/schedule" | tr -s ' \t' '\n' | grep -vx 'extension_reload' | tr '\n' ' ')
@@ -418,6 +457,7 @@ for rel in $RELEASES; do
     snapshot "$DB" >"$work/forward.txt"
     diff -u "$work/back2.txt" "$work/forward.txt" || fail "forward again: the switch changed the state (above)"
     say "ok: forward again: switched back to $OUR_VERSION with everything kept"
+    live_switch
   fi
 
   consume "$rel"
