@@ -27,6 +27,14 @@ CREATE TEMPORARY TABLE switch_grants ON COMMIT DROP AS
       FROM pg_class AS c, aclexplode(c.relacl) AS a
      WHERE c.relnamespace = 'pgmq'::regnamespace AND a.grantee <> c.relowner
        AND c.relname IN ('meta', 'notify_insert_throttle', 'topic_bindings');
+-- and those on every other relation of schema pgmq (queue tables, their
+-- partitions and sequences), which upstream's install script widens with
+-- GRANT ... ON ALL TABLES IN SCHEMA pgmq TO pg_monitor.
+CREATE TEMPORARY TABLE switch_acls ON COMMIT DROP AS
+    SELECT c.oid::regclass AS rel, c.relacl AS acl
+      FROM pg_class AS c
+     WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind = ANY ('{r,p,S,v,m,f}'::"char"[])
+       AND c.relname NOT IN ('meta', 'notify_insert_throttle', 'topic_bindings');
 
 -- 2. The insert-notification triggers run this extension's trigger function:
 -- drop them here (step 5 re-creates them with upstream's), so that DROP
@@ -60,7 +68,8 @@ CREATE EXTENSION pgmq;
 \endif
 
 -- 5. The configuration rows back, the triggers through upstream's own
--- function (which resets last_notified_at: restored after), the grants.
+-- function (which resets last_notified_at: restored after), the grants, and
+-- the privileges on queue tables as they were.
 INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged, created_at)
     SELECT queue_name, is_partitioned, is_unlogged, created_at FROM pg_temp.switch_meta;
 INSERT INTO pgmq.topic_bindings (pattern, queue_name, bound_at)
@@ -79,6 +88,20 @@ BEGIN
           FROM pg_temp.switch_grants AS g LEFT JOIN pg_roles AS o ON o.oid = g.grantee
     LOOP
         EXECUTE r.grant_sql;
+    END LOOP;
+    FOR r IN
+        SELECT format('REVOKE %s ON %s pgmq.%I FROM %s', a.privilege_type,
+                      CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.relname,
+                      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(o.rolname) END) AS revoke_sql
+          FROM pg_temp.switch_acls AS s
+          JOIN pg_class AS c ON c.oid = s.rel
+          CROSS JOIN LATERAL aclexplode(c.relacl) AS a
+          LEFT JOIN pg_roles AS o ON o.oid = a.grantee
+         WHERE a.grantee <> c.relowner
+           AND NOT EXISTS (SELECT 1 FROM aclexplode(s.acl) AS k
+                            WHERE k.grantee = a.grantee AND k.privilege_type = a.privilege_type)
+    LOOP
+        EXECUTE r.revoke_sql;
     END LOOP;
 END
 $back$;

@@ -11,7 +11,10 @@
 --     trigger from upstream 1.7.x, which had no throttle, gets interval 0);
 --  3. upstream's FIFO index (a GIN index on headers, q_<name>_fifo_idx)
 --     becomes this version's (a btree on group key and msg_id, same name);
---  4. the old tables and the scratch schema go.
+--  4. privileges on queue tables and sequences are what they were (the
+--     install script's GRANT ... ON ALL TABLES IN SCHEMA pgmq TO pg_monitor
+--     widened them);
+--  5. the old tables and the scratch schema go.
 
 DO $switch$
 DECLARE
@@ -27,7 +30,7 @@ BEGIN
     FOR r IN
         SELECT c.relname FROM pg_catalog.pg_class AS c
          WHERE c.relnamespace = 'pgmq_switch_scratch'::pg_catalog.regnamespace AND c.relkind IN ('r', 'p')
-           AND c.relname <> 'notify_triggers'
+           AND c.relname !~ '^switch_'
          ORDER BY c.relname <> 'meta', c.relname
     LOOP
         IF pg_catalog.to_regclass(pg_catalog.format('pgmq.%I', r.relname)) IS NULL THEN
@@ -79,7 +82,7 @@ BEGIN
                (SELECT m.queue_name::pg_catalog.text FROM pgmq.meta AS m
                  WHERE n.nspname = 'pgmq' AND c.relname = 'q_' || pg_catalog.lower(m.queue_name::pg_catalog.text)
                  LIMIT 1) AS queue_name
-          FROM pgmq_switch_scratch.notify_triggers AS t
+          FROM pgmq_switch_scratch.switch_notify_triggers AS t
           JOIN pg_catalog.pg_class AS c ON c.oid = t.queue_table
           JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
     LOOP
@@ -109,11 +112,28 @@ BEGIN
         EXECUTE pg_catalog.format('DROP INDEX %s', r.idx);
         PERFORM pgmq.create_fifo_index(r.queue_name);
     END LOOP;
+
+    -- 4. Privileges on queue tables, partitions and sequences as they were:
+    -- revoke what the install script's GRANT ... ON ALL TABLES/SEQUENCES added.
+    FOR r IN
+        SELECT pg_catalog.format('REVOKE %s ON %s pgmq.%I FROM %s', a.privilege_type,
+                   CASE c.relkind WHEN 'S' THEN 'SEQUENCE' ELSE 'TABLE' END, c.relname,
+                   CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(g.rolname) END) AS sql
+          FROM pgmq_switch_scratch.switch_acls AS s
+          JOIN pg_catalog.pg_class AS c ON c.oid = s.rel
+          CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) AS a
+          LEFT JOIN pg_catalog.pg_roles AS g ON g.oid = a.grantee
+         WHERE a.grantee <> c.relowner
+           AND NOT EXISTS (SELECT 1 FROM pg_catalog.aclexplode(s.acl) AS o
+                            WHERE o.grantee = a.grantee AND o.privilege_type = a.privilege_type)
+    LOOP
+        EXECUTE r.sql;
+    END LOOP;
     PERFORM pg_catalog.set_config('search_path', saved_path, true);
 END
 $switch$;
 
--- 4. The old configuration tables, their rows now in the new ones. Without
+-- 5. The old configuration tables, their rows now in the new ones. Without
 -- CASCADE: a view or foreign key of the user's over one of them stops the
 -- switch (PostgreSQL names it), rather than being dropped with it.
 DO $switch$

@@ -23,7 +23,16 @@
 -- Nothing here touches a message row or a sequence.
 
 CREATE SCHEMA pgmq_switch_scratch;
-CREATE TABLE pgmq_switch_scratch.notify_triggers (queue_table pg_catalog.regclass NOT NULL);
+CREATE TABLE pgmq_switch_scratch.switch_notify_triggers (queue_table pg_catalog.regclass NOT NULL);
+-- The privileges on every other relation of schema pgmq (queue tables, their
+-- partitions and sequences): the install script's GRANT ... ON ALL TABLES IN
+-- SCHEMA pgmq TO pg_monitor must not widen them (the epilogue revokes what it added).
+CREATE TABLE pgmq_switch_scratch.switch_acls (rel pg_catalog.regclass NOT NULL, acl pg_catalog.aclitem[]);
+INSERT INTO pgmq_switch_scratch.switch_acls
+    SELECT c.oid, c.relacl FROM pg_catalog.pg_class AS c
+     WHERE c.relnamespace OPERATOR(pg_catalog.=) 'pgmq'::pg_catalog.regnamespace
+       AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p,S,v,m,f}'::pg_catalog."char"[])
+       AND c.relname OPERATOR(pg_catalog.!~) '^(meta|notify_insert_throttle|topic_bindings)$';
 
 DO $switch$
 DECLARE
@@ -53,7 +62,7 @@ BEGIN
             RAISE EXCEPTION 'trigger % on % calls a function of the pgmq extension being replaced', r.tgname, r.tbl
                 USING HINT = 'Drop the trigger, switch, then create it again with this version''s function.';
         END IF;
-        INSERT INTO pgmq_switch_scratch.notify_triggers VALUES (r.tgrelid);
+        INSERT INTO pgmq_switch_scratch.switch_notify_triggers VALUES (r.tgrelid);
         EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', r.tgname, r.tbl);
     END LOOP;
 
@@ -130,17 +139,17 @@ BEGIN
     END LOOP;
 
     -- Anything else the old extension owned is a layout this switch does not
-    -- know: stop rather than leave it behind or lose it.
+    -- know: stop rather than leave it behind or lose it. (The scratch schema
+    -- and its bookkeeping tables are this script's.)
     FOR r IN
         SELECT pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid) AS what
           FROM pg_catalog.pg_depend AS d
          WHERE d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.refobjid = ext AND d.deptype = 'e'
            AND NOT (d.classid = 'pg_catalog.pg_namespace'::pg_catalog.regclass AND d.objid = scratch)
            AND NOT (d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass
-                    AND d.objid = 'pgmq_switch_scratch.notify_triggers'::pg_catalog.regclass)
+                    AND d.objid IN (SELECT c.oid FROM pg_catalog.pg_class AS c WHERE c.relnamespace = scratch))
            AND NOT (d.classid = 'pg_catalog.pg_type'::pg_catalog.regclass
-                    AND d.objid = (SELECT c.reltype FROM pg_catalog.pg_class AS c
-                                    WHERE c.oid = 'pgmq_switch_scratch.notify_triggers'::pg_catalog.regclass))
+                    AND d.objid IN (SELECT t.oid FROM pg_catalog.pg_type AS t WHERE t.typnamespace = scratch))
     LOOP
         RAISE EXCEPTION 'the pgmq extension being replaced has an object this switch does not handle: %', r.what;
     END LOOP;

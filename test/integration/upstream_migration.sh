@@ -152,8 +152,13 @@ snapshot() {
     q "$db" "SELECT 'table', c.relname, c.relkind, c.relpersistence, c.relispartition FROM pg_class c
              WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'p') AND c.relname ~ '^[qa]_' ORDER BY 2"
     q "$db" "SELECT 'index', tablename, indexname FROM pg_indexes WHERE schemaname = 'pgmq' AND tablename ~ '^[qa]_' ORDER BY 2, 3"
-    q "$db" "SELECT 'grant', c.relname, a.privilege_type, a.is_grantable FROM pg_class c, aclexplode(c.relacl) a
-             WHERE c.relnamespace = 'pgmq'::regnamespace AND a.grantee = '$APP'::regrole ORDER BY 2, 3"
+    # The application's grants everywhere in pgmq; pg_monitor's on queues (the
+    # switch's GRANT ... ON ALL TABLES must not widen them).
+    q "$db" "SELECT 'grant', c.relname, a.grantee::regrole, a.privilege_type, a.is_grantable
+             FROM pg_class c, aclexplode(c.relacl) a
+             WHERE c.relnamespace = 'pgmq'::regnamespace
+               AND (a.grantee = '$APP'::regrole OR (a.grantee = 'pg_monitor'::regrole AND c.relname ~ '^[qa]_'))
+             ORDER BY 2, 3, 4"
     q "$db" "SELECT 'trigger', tgrelid::regclass, tgname FROM pg_trigger WHERE NOT tgisinternal
              AND tgrelid::regclass::text LIKE 'pgmq.%' ORDER BY 2, 3"
     q "$db" "SELECT 'part_config', parent_table, control, partition_interval, premake, retention, retention_keep_table
@@ -204,6 +209,9 @@ SELECT pgmq.send_batch('sw_part', (SELECT array_agg(jsonb_build_object('p', i) O
 SELECT pgmq.archive('sw_part', ARRAY[1::bigint, 2, 15, 31]);
 SELECT count(*) FROM pgmq.read('sw_part', 600, 3);
 GRANT SELECT ON pgmq.meta TO $APP;
+-- As for a queue created by another role than the extension's installer,
+-- or by an upstream that narrowed pg_monitor's access.
+REVOKE SELECT ON pgmq.q_sw_unlogged, pgmq.q_sw_unlogged_msg_id_seq FROM pg_monitor;
 GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.q_sw_plain TO $APP WITH GRANT OPTION;
 " >/dev/null || fail "$rel: filling the queues"
   if at_least "$rel" 1.9.0; then
@@ -416,7 +424,7 @@ for rel in $RELEASES; do
   fill "$rel"
   snapshot "$DB" >"$work/before-$rel.txt"
   grep -q '^q sw_plain|' "$work/before-$rel.txt" || fail "$rel: the snapshot has no queue rows"
-  grep -q "^grant|meta|SELECT|f" "$work/before-$rel.txt" || fail "$rel: the snapshot has no grants"
+  grep -q "^grant|meta|$APP|SELECT|f" "$work/before-$rel.txt" || fail "$rel: the snapshot has no grants"
   [ "$rel" = "$VIEW_RELEASE" ] && blocked_by_view "$rel"
   q "$DB" "ALTER EXTENSION pgmq UPDATE" >"$work/update-$rel.log" 2>&1 || {
     cat "$work/update-$rel.log"
