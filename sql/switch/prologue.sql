@@ -47,7 +47,8 @@ BEGIN
     ext := (SELECT e.oid FROM pg_catalog.pg_extension AS e WHERE e.extname = 'pgmq');
     scratch := 'pgmq_switch_scratch'::pg_catalog.regnamespace;
 
-    -- 1. Triggers on any table that run a function of the old extension.
+    -- 1. Triggers that run a function of the old extension, on tables that
+    -- are not the extension's own (those go with their table, step 2).
     FOR r IN
         SELECT t.tgrelid, t.tgname, pg_catalog.format('%I.%I', n.nspname, c.relname) AS tbl
           FROM pg_catalog.pg_trigger AS t
@@ -57,6 +58,11 @@ BEGIN
             ON d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = t.tgfoid
            AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.refobjid = ext AND d.deptype = 'e'
          WHERE NOT t.tgisinternal
+           AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend AS m
+                            WHERE m.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND m.objid = t.tgrelid
+                              AND m.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass
+                              AND m.refobjid = ext AND m.deptype = 'e'
+                              AND c.relname !~ '^[qa]_')
     LOOP
         IF r.tgname <> 'trigger_notify_queue_insert_listeners' THEN
             RAISE EXCEPTION 'trigger % on % calls a function of the pgmq extension being replaced', r.tgname, r.tbl
@@ -81,8 +87,32 @@ BEGIN
         EXECUTE pg_catalog.format('ALTER EXTENSION pgmq DROP TABLE %s', r.tbl);
         EXECUTE pg_catalog.format('ALTER TABLE %s SET SCHEMA pgmq_switch_scratch', r.tbl);
     END LOOP;
-    -- What ties the moved tables to old functions: row security policies
-    -- (this extension's 1.13.1) and generated columns (topic_bindings).
+    -- What may tie the moved tables to old functions: row security policies
+    -- (this extension's), triggers, generated columns (topic_bindings),
+    -- defaults and CHECK constraints. The moved tables are only read from
+    -- now on, so none of it is needed.
+    FOR r IN
+        SELECT t.tgname, c.relname FROM pg_catalog.pg_trigger AS t
+          JOIN pg_catalog.pg_class AS c ON c.oid = t.tgrelid
+         WHERE c.relnamespace = scratch AND NOT t.tgisinternal
+    LOOP
+        EXECUTE pg_catalog.format('DROP TRIGGER %I ON pgmq_switch_scratch.%I', r.tgname, r.relname);
+    END LOOP;
+    FOR r IN
+        SELECT k.conname, c.relname FROM pg_catalog.pg_constraint AS k
+          JOIN pg_catalog.pg_class AS c ON c.oid = k.conrelid
+         WHERE c.relnamespace = scratch AND k.contype = 'c'
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE pgmq_switch_scratch.%I DROP CONSTRAINT %I', r.relname, r.conname);
+    END LOOP;
+    FOR r IN
+        SELECT c.relname, a.attname FROM pg_catalog.pg_attrdef AS ad
+          JOIN pg_catalog.pg_class AS c ON c.oid = ad.adrelid
+          JOIN pg_catalog.pg_attribute AS a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+         WHERE c.relnamespace = scratch AND a.attgenerated = ''
+    LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE pgmq_switch_scratch.%I ALTER COLUMN %I DROP DEFAULT', r.relname, r.attname);
+    END LOOP;
     FOR r IN
         SELECT p.polname, c.relname FROM pg_catalog.pg_policy AS p
           JOIN pg_catalog.pg_class AS c ON c.oid = p.polrelid WHERE c.relnamespace = scratch
