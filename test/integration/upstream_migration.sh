@@ -160,7 +160,7 @@ snapshot() {
                AND (a.grantee = '$APP'::regrole OR (a.grantee = 'pg_monitor'::regrole AND c.relname ~ '^[qa]_'))
              ORDER BY 2, 3, 4"
     q "$db" "SELECT 'trigger', tgrelid::regclass, tgname FROM pg_trigger WHERE NOT tgisinternal
-             AND tgrelid::regclass::text LIKE 'pgmq.%' ORDER BY 2, 3"
+             AND tgrelid::regclass::text ~ '^pgmq\.[qa]_' ORDER BY 2, 3"
     q "$db" "SELECT 'part_config', parent_table, control, partition_interval, premake, retention, retention_keep_table
              FROM partman.part_config WHERE parent_table LIKE 'pgmq.%' ORDER BY 2"
     q "$db" "SELECT 'partitions', inhparent::regclass, count(*) FROM pg_inherits
