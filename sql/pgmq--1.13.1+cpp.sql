@@ -1,8 +1,10 @@
--- pgmq--1.13.1.sql: the SQL surface of pgmq in C++, API level of upstream
+-- pgmq--1.13.1+cpp.sql: the SQL surface of pgmq in C++, API level of upstream
 -- pgmq 1.13.1. Schema pgmq comes from pgmq.control (not an extension member,
 -- so queue tables survive DROP EXTENSION as upstream's do). Queue tables are
 -- created by the functions, never here, so they are not extension members
 -- and pg_dump dumps them.
+-- The update scripts that switch from upstream pgmq run this file's body too,
+-- after sql/switch/prologue.sql has moved the old objects aside (Makefile.pgxs).
 \echo Use "CREATE EXTENSION pgmq" to load this file. \quit
 
 -- One row per queue, the name as the user gave it.
