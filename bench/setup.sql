@@ -1,6 +1,7 @@
--- bench/setup.sql: the benchmark database. The pgmq queue "bq" and, in schema
+-- bench/setup.sql: the benchmark database. The pgmq queue "bq"; in schema
 -- base, a baseline table pair of the identical shape and indexes (the DDL of
--- src/core/ddl.cpp), which the *_base.sql scripts use with plain SQL.
+-- src/core/ddl.cpp), which the *_base.sql scripts use with plain SQL; in
+-- schema up, upstream's layout and logic (upstream_logic.sql, *_up.sql).
 \set ON_ERROR_STOP on
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pgmq;
@@ -14,7 +15,7 @@ CREATE TABLE base.q_bq (msg_id BIGINT PRIMARY KEY GENERATED ALWAYS AS IDENTITY,
     last_read_at TIMESTAMP WITH TIME ZONE,
     vt TIMESTAMP WITH TIME ZONE NOT NULL,
     message jsonb,
-    headers jsonb);
+    headers jsonb) WITH (fillfactor = 80);
 CREATE TABLE base.a_bq (msg_id BIGINT PRIMARY KEY,
     read_ct INT DEFAULT 0 NOT NULL,
     enqueued_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL,
@@ -23,5 +24,5 @@ CREATE TABLE base.a_bq (msg_id BIGINT PRIMARY KEY,
     vt TIMESTAMP WITH TIME ZONE NOT NULL,
     message jsonb,
     headers jsonb);
-CREATE INDEX q_bq_vt_idx ON base.q_bq (vt ASC);
 CREATE INDEX archived_at_idx_bq ON base.a_bq (archived_at);
+\ir upstream_logic.sql

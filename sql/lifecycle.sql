@@ -11,6 +11,10 @@ SELECT queue_name, is_partitioned, is_unlogged, created_at IS NOT NULL AS has_cr
 -- Table and index layout, column order as upstream 1.10.1+.
 \d pgmq.q_lc_q
 \d pgmq.a_lc_q
+-- No vt index (reads never use one) and free space in each page, so that a
+-- read's update stays on its page without new index entries (HOT).
+SELECT c.relname, c.reloptions, (SELECT count(*) FROM pg_index i WHERE i.indrelid = c.oid) AS indexes
+FROM pg_class c WHERE c.oid IN ('pgmq.q_lc_q'::regclass, 'pgmq.a_lc_q'::regclass) ORDER BY 1;
 -- The identity sequence has PostgreSQL's implicit name.
 SELECT pg_get_serial_sequence('pgmq.q_lc_q', 'msg_id');
 

@@ -90,7 +90,7 @@ SELECT count(*) AS partman_configs FROM partman.part_config WHERE parent_table L
 SET ROLE regress_tenant;
 CREATE TABLE pgmq.a_squat_a (x int);
 CREATE TABLE pgmq."archived_at_idx_squat_i" (x int);
-CREATE TABLE pgmq.q_squat_v_vt_idx (x int);
+CREATE TABLE pgmq.q_squat_v_pkey (x int);
 CREATE VIEW pgmq.q_squat_s_msg_id_seq AS SELECT 1 AS last_value, true AS is_called;
 RESET ROLE;
 SELECT pgmq.create('squat_a');

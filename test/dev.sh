@@ -30,6 +30,12 @@ DESTDIR=$install_root "$repo/docker/build.sh" >"$state/build.log" 2>&1 || { tail
 chmod -R a+rX "$install_root"
 
 PG_BIN=$install_root/usr/lib/postgresql/$PG_MAJOR/bin
+# A cluster left by another checkout includes that checkout's configuration.
+conf=$state/cluster/data/postgresql.conf
+if [ -f "$conf" ] && ! grep -qF "include '$repo/docker/postgresql.conf'" "$conf"; then
+  as_postgres "$PG_BIN/pg_ctl" -D "$state/cluster/data" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$state/cluster"
+fi
 if [ -f "$state/cluster/data/postmaster.pid" ]; then
   as_postgres "$PG_BIN/pg_ctl" -D "$state/cluster/data" -m fast -w stop >/dev/null 2>&1 || true
 fi

@@ -48,11 +48,14 @@ std::vector<std::string> CreateQueueStatements(std::string_view queue_name, Queu
 	if (kind == QueueKind::Unlogged)
 		create_queue.replace(0, 6, "CREATE UNLOGGED");
 	auto create_index = [](bool exists) { return exists ? "CREATE INDEX IF NOT EXISTS " : "CREATE INDEX "; };
+	// Unlike upstream, no index on vt: no read uses it (they scan msg_id from
+	// the queue's head), and without it a read's update of vt, read_ct and
+	// last_read_at is HOT: no new index entries, a quarter less WAL. The free
+	// space per page keeps the updated row on its page (docs/performance.md).
 	return {
-		create_queue + QualifiedTable(queue_table) + " " + kQueueColumns,
+		create_queue + QualifiedTable(queue_table) + " " + kQueueColumns + " WITH (fillfactor = " +
+			std::to_string(kQueueFillfactor) + ")",
 		CreateTablePrefix(existing.archive_table) + QualifiedTable(archive_table) + " " + kArchiveColumns,
-		create_index(existing.queue_index) + QuoteIdentifier(QueueIndexName(queue_name, false)) + " ON " +
-			QualifiedTable(queue_table) + " (vt ASC)",
 		create_index(existing.archive_index) + QuoteIdentifier(ArchiveIndexName(queue_name)) + " ON " +
 			QualifiedTable(archive_table) + " (archived_at)",
 	};

@@ -26,9 +26,9 @@ struct ShapeRow {
 constexpr ShapeRow kShapes[] = {
 	{Statement::Send, {3, {P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatch, {3, {P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
-	{Statement::Read, {3, {P::Timestamptz, P::Timestamptz, P::Int8}, true}},
-	{Statement::ReadConditional, {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb}, true}},
-	{Statement::Pop, {2, {P::Timestamptz, P::Int8}, true}},
+	{Statement::Read, {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8}, true}},
+	{Statement::ReadConditional, {5, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb, P::Int8}, true}},
+	{Statement::Pop, {3, {P::Timestamptz, P::Int8, P::Int8}, true}},
 	{Statement::SetVt, {2, {P::Int8, P::Timestamptz}}},
 	{Statement::SetVtBatch, {2, {P::Int8Array, P::Timestamptz}}},
 	{Statement::Delete, {1, {P::Int8}}},
@@ -42,6 +42,7 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::ReadGroupedRrIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedHead, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedHeadIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
+	{Statement::LiveHead, {1, {P::Int8}}},
 	{Statement::RecentSend, {2, {P::Int8, P::Regclass}}},
 	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
 	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
@@ -66,21 +67,24 @@ constexpr const char *kEq = " OPERATOR(pg_catalog.=) ";
 // produce them in any order.
 constexpr const char *kOldestFirst = " SELECT * FROM claimed ORDER BY msg_id";
 
-// The ids of the oldest visible messages, skipping rows other transactions
-// hold. As an array sub-select it is planned once and claims its rows by
-// primary key, whatever the LIMIT.
-std::string PickVisible(const std::string &q, const char *qty_param, const char *extra_filter)
+// The ids of the oldest visible messages at or after the queue's head (no
+// live message has a lower id: head_hint.hpp), skipping rows other
+// transactions hold. The head bound lets the msg_id index scan start where
+// the live rows do, instead of stepping over every deleted row a held
+// snapshot keeps. As an array sub-select it is planned once and claims its
+// rows by primary key, whatever the LIMIT.
+std::string PickVisible(const std::string &q, const char *qty_param, const char *head_param, const char *extra_filter)
 {
 	return std::string(" WHERE q.msg_id") + kEq + "ANY (ARRAY(SELECT msg_id FROM " + q +
-	       " WHERE vt OPERATOR(pg_catalog.<=) $1" + extra_filter + " ORDER BY msg_id LIMIT " + qty_param +
-	       " FOR UPDATE SKIP LOCKED))";
+	       " WHERE msg_id OPERATOR(pg_catalog.>=) " + head_param + " AND vt OPERATOR(pg_catalog.<=) $1" +
+	       extra_filter + " ORDER BY msg_id LIMIT " + qty_param + " FOR UPDATE SKIP LOCKED))";
 }
 
-std::string ReadSql(const std::string &q, const char *extra_filter)
+std::string ReadSql(const std::string &q, const char *head_param, const char *extra_filter)
 {
 	return "WITH claimed AS (UPDATE " + q +
 	       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1" +
-	       PickVisible(q, "$3", extra_filter) + " RETURNING " + kMessageColumns + ")" + kOldestFirst;
+	       PickVisible(q, "$3", head_param, extra_filter) + " RETURNING " + kMessageColumns + ")" + kOldestFirst;
 }
 
 std::string ArchiveSql(const std::string &q, const std::string &a, const char *match)
@@ -142,11 +146,11 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return "INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, m.message, m.headers " +
 		       "FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS m(message, headers) RETURNING q.msg_id";
 	case Statement::Read:
-		return ReadSql(q, "");
+		return ReadSql(q, "$4", "");
 	case Statement::ReadConditional:
-		return ReadSql(q, " AND message OPERATOR(pg_catalog.@>) $4");
+		return ReadSql(q, "$5", " AND message OPERATOR(pg_catalog.@>) $4");
 	case Statement::Pop:
-		return "WITH claimed AS (DELETE FROM " + q + " AS q" + PickVisible(q, "$2", "") + returning + ")" + kOldestFirst;
+		return "WITH claimed AS (DELETE FROM " + q + " AS q" + PickVisible(q, "$2", "$3", "") + returning + ")" + kOldestFirst;
 	case Statement::SetVt:
 		return "UPDATE " + q + " AS q SET vt = $2 WHERE q.msg_id" + kEq + "$1" + returning;
 	case Statement::SetVtBatch:
@@ -178,6 +182,10 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return SendBatchTopicSql();
 	case Statement::NotifyState:
 		return NotifyStateSql();
+	case Statement::LiveHead:
+		// min() over the msg_id index: one step from $1 past the deleted rows.
+		return "SELECT pg_catalog.min(q.msg_id), EXISTS (SELECT FROM pg_catalog.pg_prepared_xacts) FROM " + q +
+		       " AS q WHERE q.msg_id OPERATOR(pg_catalog.>=) $1";
 	case Statement::RecentSend:
 		return RecentSendSql(q);
 	case Statement::Count:

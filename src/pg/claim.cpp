@@ -7,6 +7,7 @@
 
 #include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
@@ -16,13 +17,24 @@ namespace {
 
 // One attempt; returns the rows claimed, which are in SPI_tuptable.
 // Requires SPI.
-uint64 ClaimOnce(const ClaimRequest &request)
+uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 {
-	const TimestampTz now = GetCurrentTimestamp();
-	Datum values[4] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
-	                   Int64GetDatum(request.qty), PointerGetDatum(request.condition)};
-	const char nulls[4] = {' ', ' ', ' ', ' '};
+	const Datum head = Int64GetDatum(QueueHead(request.queue, now));
+	const bool conditional = request.condition != nullptr;
+	// read: ($1 now, $2 vt, $3 qty, $4 head); conditional: ($4 condition,
+	// $5 head); FIFO reads take the first three.
+	Datum values[5] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
+	                   Int64GetDatum(request.qty), conditional ? PointerGetDatum(request.condition) : head, head};
+	const char nulls[5] = {' ', ' ', ' ', ' ', ' '};
 	return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
+}
+
+// After an attempt's rows are emitted: reads that start at the queue's head
+// keep it moving (head_hint.hpp). Requires SPI.
+void AfterClaim(const ClaimRequest &request, TimestampTz now)
+{
+	if (request.statement == core::Statement::Read || request.statement == core::Statement::ReadConditional)
+		AdvanceQueueHead(request.queue, now);
 }
 
 // Attempts until rows are claimed or the schedule ends; emits them.
@@ -37,11 +49,14 @@ void PollForMessages(FunctionCallInfo fcinfo, const ClaimRequest &request)
 	ForgetWakeups();
 	StartWaiting(request.queue);
 	for (;;) {
-		if (ClaimOnce(request) > 0) {
+		const TimestampTz now = GetCurrentTimestamp();
+		if (ClaimOnce(request, now) > 0) {
 			EmitRows(fcinfo, request.queue.queue_table);
+			AfterClaim(request, now);
 			break;
 		}
 		SPI_freetuptable(SPI_tuptable);
+		AfterClaim(request, now);
 		core::AfterEmptyRead(pacer, GetCurrentTimestamp());
 		long step;
 		while ((step = core::NextPollStep(pacer, GetCurrentTimestamp())) > 0)
@@ -88,8 +103,10 @@ void Claim(FunctionCallInfo fcinfo, const ClaimRequest &request)
 	if (request.poll) {
 		PollForMessages(fcinfo, request);
 	} else {
-		ClaimOnce(request);
+		const TimestampTz now = GetCurrentTimestamp();
+		ClaimOnce(request, now);
 		EmitRows(fcinfo, request.queue.queue_table);
+		AfterClaim(request, now);
 	}
 	SpiFinish();
 }

@@ -7,6 +7,7 @@
 
 #include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 
@@ -68,11 +69,13 @@ PGMQ_FUNCTION(pgmq_pop)
 	RequireArgument(fcinfo, 1, "qty");
 	const int64 qty = PG_GETARG_INT32(1);
 	RunCore([qty] { core::CheckQuantity(qty); });
-	Datum values[2] = {TimestampTzGetDatum(GetCurrentTimestamp()), Int64GetDatum(qty)};
-	const char nulls[2] = {' ', ' '};
+	const TimestampTz now = GetCurrentTimestamp();
+	Datum values[3] = {TimestampTzGetDatum(now), Int64GetDatum(qty), Int64GetDatum(QueueHead(queue, now))};
+	const char nulls[3] = {' ', ' ', ' '};
 	SpiConnect();
 	ExecutePlan(PlanFor(queue, core::Statement::Pop), values, nulls);
 	EmitRows(fcinfo, queue.queue_table);
+	AdvanceQueueHead(queue, now);
 	SpiFinish();
 	return Datum(0);
 }

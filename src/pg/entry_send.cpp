@@ -5,6 +5,7 @@
 #include "pgmq/core/statements.hpp"
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
@@ -27,7 +28,13 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[3] = {NullFlag(PG_ARGISNULL(1)), NullFlag(headers_null), ' '};
 	SpiConnect();
-	ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls);
+	BeginSend(queue);
+	if (ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls) == 1) {
+		bool isnull;
+		const Datum msg_id = ResultValue(0, 1, INT8OID, &isnull, queue.queue_table);
+		if (!isnull)
+			NoteFirstSentId(queue, DatumGetInt64(msg_id));
+	}
 	NoteMessagesSent(queue);
 	EmitRows(fcinfo);
 	SpiFinish();
@@ -48,7 +55,10 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 	SpiConnect();
 	// Streamed into the result: a batch of any size returns its ids in
 	// bounded memory.
-	ExecutePlanIntoResult(fcinfo, PlanFor(queue, core::Statement::SendBatch), values, nulls);
+	BeginSend(queue);
+	int64 first_id = PG_INT64_MIN;
+	if (ExecutePlanIntoResult(fcinfo, PlanFor(queue, core::Statement::SendBatch), values, nulls, &first_id) > 0)
+		NoteFirstSentId(queue, first_id);
 	NoteMessagesSent(queue);
 	SpiFinish();
 	return Datum(0);

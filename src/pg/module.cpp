@@ -1,7 +1,8 @@
 // src/pg/module.cpp
 // Library entry: the module magic block and _PG_init.
-#include "pgmq/pg/maintenance_worker.hpp"
 #include "pgmq/pg/plan_cache.hpp"  // includes core headers: before any postgres.h
+#include "pgmq/pg/head_hint.hpp"
+#include "pgmq/pg/maintenance_worker.hpp"
 #include "pgmq/pg/notify_throttle.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
@@ -15,6 +16,7 @@ void _PG_init(void)
 {
 	pgmq::pg::InitPlanCache();
 	pgmq::pg::InitWakeup();
+	pgmq::pg::InitHeadHints();
 	pgmq::pg::InitNotifyThrottle();
 	pgmq::pg::InitMaintenance();
 }

@@ -59,7 +59,7 @@ struct VerifiedTables {
 
 HTAB *plan_table = nullptr;
 MemoryContext cache_context = nullptr;
-int plan_cache_size = 256;  // GUC pgmq.plan_cache_size
+int plan_cache_size = 1024;  // GUC pgmq.plan_cache_size
 uint64 use_clock = 0;
 List *evicted_plans = NIL;  // in the cache's context, freed at transaction end
 uint64 invalidations = 0;   // relcache invalidations seen, to detect one during verification
@@ -253,7 +253,7 @@ void InitPlanCache()
 {
 	DefineCustomIntVariable("pgmq.plan_cache_size", "Most prepared pgmq statements a backend keeps.",
 	                        "One statement per queue and operation; the least recently used is evicted beyond this.",
-	                        &plan_cache_size, 256, 1, 1000000, PGC_USERSET, 0, nullptr, nullptr, nullptr);
+	                        &plan_cache_size, 1024, 1, 1000000, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 	RegisterXactCallback(FreeEvictedPlans, nullptr);
 	CacheRegisterRelcacheCallback(ForgetVerification, Datum(0));
 }

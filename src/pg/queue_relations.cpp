@@ -75,7 +75,8 @@ int ExpectedRelations(const QueueRef &queue, bool partitioned, bool registered, 
 		const std::string_view name(queue.name, queue.name_len);
 		expected[count++] = {Identifier(queue.queue_table), "rp", "table", &existing->queue_table};
 		expected[count++] = {Identifier(queue.archive_table), "rp", "table", &existing->archive_table};
-		expected[count++] = {Identifier(core::QueueIndexName(name, partitioned)), "iI", "index", &existing->queue_index};
+		if (partitioned)
+			expected[count++] = {Identifier(core::QueueIndexName(name, true)), "iI", "index", &existing->queue_index};
 		expected[count++] = {Identifier(core::ArchiveIndexName(name)), "iI", "index", &existing->archive_index};
 	});
 	// Names Postgres chooses itself (ChooseRelationName's first choice).

@@ -15,7 +15,54 @@ extern "C" {
 
 namespace pgmq::pg {
 
-uint64 ExecutePlanIntoResult(FunctionCallInfo fcinfo, SPIPlanPtr plan, Datum *values, const char *nulls)
+namespace {
+
+// Passes rows on to the tuplestore receiver, noting the first row's first
+// column (an int8: the tuplestore receiver compared the types at startup).
+struct FirstValueReceiver {
+	DestReceiver pub;  // first: PostgreSQL sees a DestReceiver
+	DestReceiver *inner;
+	int64 *first;
+	bool seen;
+};
+
+bool ReceiveNotingFirst(TupleTableSlot *slot, DestReceiver *self)
+{
+	auto *receiver = reinterpret_cast<FirstValueReceiver *>(self);
+	if (!receiver->seen) {
+		bool isnull;
+		const Datum value = slot_getattr(slot, 1, &isnull);
+		if (!isnull) {
+			*receiver->first = DatumGetInt64(value);
+			receiver->seen = true;
+		}
+	}
+	return receiver->inner->receiveSlot(slot, receiver->inner);
+}
+
+void StartupInner(DestReceiver *self, int operation, TupleDesc desc)
+{
+	DestReceiver *inner = reinterpret_cast<FirstValueReceiver *>(self)->inner;
+	inner->rStartup(inner, operation, desc);
+}
+
+void ShutdownInner(DestReceiver *self)
+{
+	DestReceiver *inner = reinterpret_cast<FirstValueReceiver *>(self)->inner;
+	inner->rShutdown(inner);
+}
+
+void DestroyBoth(DestReceiver *self)
+{
+	DestReceiver *inner = reinterpret_cast<FirstValueReceiver *>(self)->inner;
+	inner->rDestroy(inner);
+	pfree(self);
+}
+
+}  // namespace
+
+uint64 ExecutePlanIntoResult(FunctionCallInfo fcinfo, SPIPlanPtr plan, Datum *values, const char *nulls,
+                             int64 *first_value)
 {
 	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	const int nargs = SPI_getargcount(plan);
@@ -30,6 +77,17 @@ uint64 ExecutePlanIntoResult(FunctionCallInfo fcinfo, SPIPlanPtr plan, Datum *va
 	DestReceiver *dest = CreateDestReceiver(DestTuplestore);
 	SetTuplestoreDestReceiverParams(dest, rsinfo->setResult, rsinfo->econtext->ecxt_per_query_memory, false,
 	                                rsinfo->setDesc, "structure of query does not match function result type");
+	if (first_value) {
+		auto *noting = static_cast<FirstValueReceiver *>(palloc0(sizeof(FirstValueReceiver)));
+		noting->pub = *dest;
+		noting->pub.receiveSlot = ReceiveNotingFirst;
+		noting->pub.rStartup = StartupInner;
+		noting->pub.rShutdown = ShutdownInner;
+		noting->pub.rDestroy = DestroyBoth;
+		noting->inner = dest;
+		noting->first = first_value;
+		dest = &noting->pub;
+	}
 	SPIExecuteOptions options;
 	memset(&options, 0, sizeof options);
 	options.params = params;

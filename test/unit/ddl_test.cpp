@@ -39,8 +39,10 @@ bool StartsWith(const std::string &text, const std::string &prefix) { return tex
 // The column definitions of a CREATE TABLE, split at top-level commas.
 std::vector<std::string> ColumnDefinitions(const std::string &create_table)
 {
+	// The column list: from the first "(" to its matching ")", before any WITH (...).
 	const std::size_t open = create_table.find('(');
-	const std::size_t close = create_table.rfind(')');
+	const std::size_t with = create_table.find(") WITH (");
+	const std::size_t close = with != std::string::npos ? with : create_table.rfind(')');
 	std::vector<std::string> out;
 	if (open == std::string::npos || close == std::string::npos || close < open)
 		return out;
@@ -88,13 +90,22 @@ const char *const kHostileNames[] = {
 TEST(CreateQueueStatements, UpstreamOrderAndNames)
 {
 	const std::vector<std::string> statements = CreateQueueStatements("QueueCased", QueueKind::Logged, kAllExist);
-	ASSERT_EQ(statements.size(), 4u);
+	ASSERT_EQ(statements.size(), 3u);
 	EXPECT_TRUE(StartsWith(statements[0], "CREATE TABLE IF NOT EXISTS pgmq.\"q_queuecased\" (")) << statements[0];
 	EXPECT_TRUE(StartsWith(statements[1], "CREATE TABLE IF NOT EXISTS pgmq.\"a_queuecased\" (")) << statements[1];
-	EXPECT_EQ(statements[2], "CREATE INDEX IF NOT EXISTS \"q_queuecased_vt_idx\" ON pgmq.\"q_queuecased\" (vt ASC)");
 	// The archive index keeps the raw, not lowercased, name (upstream quirk).
-	EXPECT_EQ(statements[3],
+	EXPECT_EQ(statements[2],
 	          "CREATE INDEX IF NOT EXISTS \"archived_at_idx_QueueCased\" ON pgmq.\"a_queuecased\" (archived_at)");
+}
+
+TEST(CreateQueueStatements, QueueTableHasNoVtIndexAndRoomForHotUpdates)
+{
+	const std::vector<std::string> statements = CreateQueueStatements("orders", QueueKind::Logged, kAllExist);
+	for (const std::string &statement : statements)
+		EXPECT_FALSE(Contains(statement, "(vt")) << "reads never use a vt index: " << statement;
+	const std::string suffix = ") WITH (fillfactor = 80)";
+	EXPECT_EQ(statements[0].substr(statements[0].size() - suffix.size()), suffix) << statements[0];
+	EXPECT_FALSE(Contains(statements[1], "fillfactor")) << "archived rows are never updated: " << statements[1];
 }
 
 TEST(CreateQueueStatements, QueueTableColumnsInMessageRecordOrder)
@@ -131,7 +142,7 @@ TEST(CreateQueueStatements, UnloggedMakesOnlyTheQueueTableUnlogged)
 {
 	const std::vector<std::string> logged = CreateQueueStatements("orders", QueueKind::Logged, kAllExist);
 	const std::vector<std::string> unlogged = CreateQueueStatements("orders", QueueKind::Unlogged, kAllExist);
-	ASSERT_EQ(unlogged.size(), 4u);
+	ASSERT_EQ(unlogged.size(), 3u);
 	EXPECT_TRUE(StartsWith(unlogged[0], "CREATE UNLOGGED TABLE IF NOT EXISTS pgmq.\"q_orders\" (")) << unlogged[0];
 	for (const std::string &statement : logged)
 		EXPECT_FALSE(Contains(statement, "UNLOGGED")) << statement;
@@ -155,21 +166,20 @@ TEST(CreateQueueStatements, IfNotExistsOnlyForRelationsThatExist)
 			EXPECT_TRUE(Contains(statement, " IF NOT EXISTS ")) << statement;
 		for (const std::string &statement : CreateQueueStatements("orders", kind, ExistingRelations{}))
 			EXPECT_FALSE(Contains(statement, "IF NOT EXISTS")) << statement;
-		for (int only = 0; only < 4; ++only) {
+		for (int only = 0; only < 3; ++only) {
 			ExistingRelations existing;
-			bool *flags[] = {&existing.queue_table, &existing.archive_table, &existing.queue_index,
-			                 &existing.archive_index};
+			bool *flags[] = {&existing.queue_table, &existing.archive_table, &existing.archive_index};
 			*flags[only] = true;
 			const std::vector<std::string> statements = CreateQueueStatements("orders", kind, existing);
-			ASSERT_EQ(statements.size(), 4u);
-			for (int i = 0; i < 4; ++i)
+			ASSERT_EQ(statements.size(), 3u);
+			for (int i = 0; i < 3; ++i)
 				EXPECT_EQ(Contains(statements[i], " IF NOT EXISTS "), i == only) << statements[i];
 		}
 	}
 	const std::vector<std::string> fresh = CreateQueueStatements("orders", QueueKind::Unlogged, ExistingRelations{});
 	EXPECT_TRUE(StartsWith(fresh[0], "CREATE UNLOGGED TABLE pgmq.\"q_orders\" (")) << fresh[0];
 	EXPECT_TRUE(StartsWith(fresh[1], "CREATE TABLE pgmq.\"a_orders\" (")) << fresh[1];
-	EXPECT_EQ(fresh[2], "CREATE INDEX \"q_orders_vt_idx\" ON pgmq.\"q_orders\" (vt ASC)");
+	EXPECT_EQ(fresh[2], "CREATE INDEX \"archived_at_idx_orders\" ON pgmq.\"a_orders\" (archived_at)");
 }
 
 TEST(QueueRegisteredSql, MatchesEverySpellingOfTheSameTables)
@@ -189,15 +199,15 @@ TEST(CreateQueueStatements, HostileNamesStayQuoted)
 		const std::string raw = name;
 		const std::string lower = pgmq::core::TableName("q", raw).substr(2);
 		const std::vector<std::string> statements = CreateQueueStatements(raw, QueueKind::Unlogged, kAllExist);
-		ASSERT_EQ(statements.size(), 4u);
+		ASSERT_EQ(statements.size(), 3u);
 		const std::vector<std::vector<std::string>> expected_identifiers = {
 			{"q_" + lower},
 			{"a_" + lower},
-			{"q_" + lower + "_vt_idx", "q_" + lower},
 			{"archived_at_idx_" + raw, "a_" + lower},
 		};
 		for (std::size_t i = 0; i < statements.size(); ++i) {
-			const std::vector<std::string> problems = HygieneProblems(statements[i]);
+			const std::vector<std::string> problems =
+				HygieneProblems(statements[i], {std::to_string(pgmq::core::kQueueFillfactor)});
 			EXPECT_TRUE(problems.empty()) << raw << ":" << JoinLines(problems) << "\n" << statements[i];
 			EXPECT_EQ(pgmq_test::QuotedIdentifiers(statements[i]), expected_identifiers[i]) << statements[i];
 			EXPECT_FALSE(Contains(pgmq_test::Skeleton(statements[i]), raw)) << statements[i];

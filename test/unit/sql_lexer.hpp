@@ -268,7 +268,8 @@ inline std::vector<std::string> HygieneProblems(std::string_view sql, const std:
 	// list, and the constructs Postgres resolves whatever the search_path.
 	static const std::set<std::string> kGrammarBeforeParen = {
 		"VALUES", "FROM", "AS",   "ANY",  "ARRAY", "ALL",  "IN",   "EXISTS", "FILTER", "SELECT",   "WHERE",    "AND",     "OR",
-		"NOT",    "CASE", "WHEN", "THEN", "ELSE", "ON",   "IS",     "BY",     "LATERAL",  "COALESCE", "GREATEST", "EXTRACT"};
+		"NOT",    "CASE", "WHEN", "THEN", "ELSE", "ON",   "IS",     "BY",     "LATERAL",  "COALESCE", "GREATEST", "EXTRACT",
+		"WITH"};
 	static const std::set<std::string> kTableIntroducers = {"FROM", "INTO", "UPDATE", "USING", "TRUNCATE", "JOIN", "TABLE"};
 
 	int depth = 0;
@@ -326,9 +327,11 @@ inline std::vector<std::string> HygieneProblems(std::string_view sql, const std:
 			const bool star_of_cte = tok.text == "*" && IsWord(t, i - 1, "SELECT") && IsWord(t, i + 1, "FROM") &&
 			                         i + 2 < t.size() && t[i + 2].kind == TokenKind::Word && ctes.count(t[i + 2].text) &&
 			                         !IsPunct(t, i + 3, ".");
+			// SET column = ..., or a storage parameter: WITH (name = value, ...).
 			const bool assignment = tok.text == "=" && set_depth == depth && i >= 2 &&
 			                        t[i - 1].kind == TokenKind::Word &&
-			                        (IsWord(t, i - 2, "SET") || IsPunct(t, i - 2, ","));
+			                        (IsWord(t, i - 2, "SET") || IsPunct(t, i - 2, ",") ||
+			                         (IsPunct(t, i - 2, "(") && IsWord(t, i - 3, "WITH")));
 			if (!operator_form && !count_star && !star_of_cte && !assignment)
 				problem(i, "operator not written OPERATOR(pg_catalog.x)");
 			break;
@@ -337,6 +340,8 @@ inline std::vector<std::string> HygieneProblems(std::string_view sql, const std:
 			const std::string upper = Upper(tok.text);
 			if (upper == "SET") {
 				set_depth = depth;
+			} else if (upper == "WITH" && IsPunct(t, i + 1, "(")) {
+				set_depth = depth + 1;
 			} else if (set_depth == depth && (upper == "FROM" || upper == "WHERE" || upper == "RETURNING")) {
 				set_depth = -1;
 			}

@@ -47,8 +47,8 @@ std::string Name(Statement s)
 	static const char *const kNames[] = {
 		"Send", "SendBatch", "Read", "ReadConditional", "Pop", "SetVt", "SetVtBatch", "Delete", "DeleteBatch",
 		"Archive", "ArchiveBatch", "Metrics", "ReadGrouped", "ReadGroupedIndexed", "ReadGroupedRr",
-		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "NotifyThrottle", "SendTopic",
-		"SendBatchTopic", "NotifyState", "RecentSend",
+		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "LiveHead", "RecentSend",
+		"NotifyThrottle", "SendTopic", "SendBatchTopic", "NotifyState",
 	};
 	const auto index = static_cast<std::size_t>(s);
 	return index < sizeof kNames / sizeof kNames[0] ? kNames[index] : "Statement#" + std::to_string(index);
@@ -140,9 +140,9 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 	const Expected expected[] = {
 		{Statement::Send, {P::Jsonb, P::Jsonb, P::Timestamptz}},
 		{Statement::SendBatch, {P::JsonbArray, P::JsonbArray, P::Timestamptz}},
-		{Statement::Read, {P::Timestamptz, P::Timestamptz, P::Int8}},
-		{Statement::ReadConditional, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb}},
-		{Statement::Pop, {P::Timestamptz, P::Int8}},
+		{Statement::Read, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8}},
+		{Statement::ReadConditional, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb, P::Int8}},
+		{Statement::Pop, {P::Timestamptz, P::Int8, P::Int8}},
 		{Statement::SetVt, {P::Int8, P::Timestamptz}},
 		{Statement::SetVtBatch, {P::Int8Array, P::Timestamptz}},
 		{Statement::Delete, {P::Int8}},
@@ -160,6 +160,7 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		{Statement::SendTopic, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}},
 		{Statement::SendBatchTopic, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}},
 		{Statement::NotifyState, {P::Text}},
+		{Statement::LiveHead, {P::Int8}},
 		{Statement::RecentSend, {P::Int8, P::Regclass}},
 	};
 	// A new statement needs its documented shape here.
@@ -331,7 +332,9 @@ TEST(StatementSql, SendBatchUnnestsMessagesAndHeadersInLockstep)
 TEST(StatementSql, ReadClaimsOldestVisibleSkippingLockedRows)
 {
 	const std::string sql = Sql(Statement::Read);
-	EXPECT_TRUE(Contains(sql, "WHERE vt OPERATOR(pg_catalog.<=) $1 ORDER BY msg_id LIMIT $3 FOR UPDATE SKIP LOCKED"))
+	// The scan starts at the queue's head ($4), not at the index's first entry.
+	EXPECT_TRUE(Contains(sql, "WHERE msg_id OPERATOR(pg_catalog.>=) $4 AND vt OPERATOR(pg_catalog.<=) $1 ORDER BY "
+	                          "msg_id LIMIT $3 FOR UPDATE SKIP LOCKED"))
 		<< sql;
 	EXPECT_TRUE(Contains(sql, "SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1")) << sql;
 	EXPECT_TRUE(Contains(sql, "claimed AS (UPDATE pgmq.\"q_orders\" AS q")) << sql;
@@ -348,20 +351,34 @@ TEST(StatementSql, ReadConditionalIsReadWithAContainmentFilter)
 	ASSERT_TRUE(Contains(conditional, filter)) << conditional;
 	// The filter sits inside the candidate selection, before ORDER BY/LIMIT.
 	EXPECT_LT(conditional.find(filter), conditional.find("ORDER BY msg_id")) << conditional;
+	// The head is its fifth parameter, after the condition.
 	std::string without = conditional;
 	without.erase(without.find(filter), filter.size());
+	without.replace(without.find(">=) $5"), 6, ">=) $4");
 	EXPECT_EQ(without, read);
 }
 
 TEST(StatementSql, PopDeletesVisibleRowsAndReturnsThemAsStored)
 {
 	const std::string sql = Sql(Statement::Pop);
-	EXPECT_TRUE(Contains(sql, "WHERE vt OPERATOR(pg_catalog.<=) $1 ORDER BY msg_id LIMIT $2 FOR UPDATE SKIP LOCKED"))
+	EXPECT_TRUE(Contains(sql, "WHERE msg_id OPERATOR(pg_catalog.>=) $3 AND vt OPERATOR(pg_catalog.<=) $1 ORDER BY "
+	                          "msg_id LIMIT $2 FOR UPDATE SKIP LOCKED"))
 		<< sql;
 	EXPECT_TRUE(Contains(sql, "claimed AS (DELETE FROM pgmq.\"q_orders\" AS q WHERE q.msg_id OPERATOR(pg_catalog.=) ANY (ARRAY(SELECT msg_id")) << sql;
 	EXPECT_FALSE(Contains(sql, "read_ct OPERATOR")) << "pop does not count a read: " << sql;
 	EXPECT_FALSE(Contains(sql, "UPDATE pgmq")) << sql;
 	EXPECT_TRUE(EndsWith(sql, kClaimedOldestFirst)) << sql;
+}
+
+TEST(StatementSql, LiveHeadIsTheLowestIdFromTheOldHeadWhateverItsVt)
+{
+	const std::string sql = Sql(Statement::LiveHead);
+	EXPECT_TRUE(Contains(sql, "SELECT pg_catalog.min(q.msg_id)")) << sql;
+	EXPECT_TRUE(Contains(sql, "WHERE q.msg_id OPERATOR(pg_catalog.>=) $1")) << sql;
+	// A leased or delayed message is live: the head must not pass it.
+	EXPECT_FALSE(Contains(sql, "vt")) << sql;
+	// Rows of a prepared transaction are invisible until COMMIT PREPARED.
+	EXPECT_TRUE(Contains(sql, "pg_catalog.pg_prepared_xacts")) << sql;
 }
 
 TEST(StatementSql, SetVtChangesOnlyVt)

@@ -21,7 +21,7 @@ enum class QueueKind { Logged, Unlogged };
 struct ExistingRelations {
 	bool queue_table = false;
 	bool archive_table = false;
-	bool queue_index = false;    // q_<name>_vt_idx, or q_<name>_part_idx when partitioned
+	bool queue_index = false;    // q_<name>_part_idx of a partitioned queue
 	bool archive_index = false;  // archived_at_idx_<name>
 };
 
@@ -33,9 +33,13 @@ std::string CreateTablePrefix(bool exists);
 std::string QueueIndexName(std::string_view queue_name, bool partitioned);
 std::string ArchiveIndexName(std::string_view queue_name);
 
+// Free space left in each page of a queue table, for the row versions reads
+// write (HOT updates).
+constexpr int kQueueFillfactor = 80;
+
 // The statements for a non-partitioned queue, in upstream's order (q table,
-// a table, vt index, archived_at index), so the NOTICEs of an idempotent
-// create match upstream's.
+// a table, archived_at index), so the NOTICEs of an idempotent create match
+// upstream's. The queue table has no vt index (see ddl.cpp).
 std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind,
                                                const ExistingRelations &existing);
 

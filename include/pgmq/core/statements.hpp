@@ -16,9 +16,9 @@ enum class ParamType : unsigned char { Int8, Text, Jsonb, Timestamptz, Int8Array
 enum class Statement : unsigned char {
 	Send,             // ($1 msg jsonb, $2 headers jsonb, $3 vt) -> msg_id
 	SendBatch,        // ($1 msgs jsonb[], $2 headers jsonb[], $3 vt) -> msg_id per element
-	Read,             // ($1 now, $2 new vt, $3 qty) -> message rows
-	ReadConditional,  // Read + ($4 conditional jsonb), containment filter
-	Pop,              // ($1 now, $2 qty) -> deleted message rows
+	Read,             // ($1 now, $2 new vt, $3 qty, $4 head: lowest live msg_id) -> message rows
+	ReadConditional,  // ($1..$3 as Read, $4 conditional jsonb, $5 head), containment filter
+	Pop,              // ($1 now, $2 qty, $3 head) -> deleted message rows
 	SetVt,            // ($1 msg_id, $2 vt) -> message row
 	SetVtBatch,       // ($1 msg_ids, $2 vt) -> message rows
 	Delete,           // ($1 msg_id) -> msg_id
@@ -35,6 +35,8 @@ enum class Statement : unsigned char {
 	ReadGroupedRrIndexed,
 	ReadGroupedHead,
 	ReadGroupedHeadIndexed,
+	LiveHead,         // ($1 from msg_id) -> (lowest live msg_id >= $1 or NULL, whether any
+	                  //  prepared transaction exists): the queue's head (head_hint.hpp)
 	RecentSend,       // ($1 window ids, $2 msg_id identity sequence) -> (last id, msg_id,
 	                  //  seconds since its enqueued_at): the send-rate sample of partition_status
 	// Not per queue (IsPerQueue false: their plan-cache entry is the statement's own):
@@ -49,7 +51,7 @@ enum class Statement : unsigned char {
 // prepared per queue); the others are listed after RecentSend.
 constexpr bool IsPerQueue(Statement statement) { return statement <= Statement::RecentSend; }
 
-constexpr int kMaxStatementParams = 4;
+constexpr int kMaxStatementParams = 5;
 
 struct StatementShape {
 	int nparams;

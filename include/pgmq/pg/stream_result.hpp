@@ -18,7 +18,9 @@ namespace pgmq::pg {
 // result BeginRowsResult prepared. Each row's columns must have the types of
 // the function's result, checked once before the first row is stored: ERROR
 // 42804 otherwise (a queue table's columns may have been altered). Returns
-// the number of rows. Requires SPI. May ereport.
-uint64 ExecutePlanIntoResult(FunctionCallInfo fcinfo, SPIPlanPtr plan, Datum *values, const char *nulls);
+// the number of rows; with first_value, sets it to the first row's first
+// column (an int8), if any. Requires SPI. May ereport.
+uint64 ExecutePlanIntoResult(FunctionCallInfo fcinfo, SPIPlanPtr plan, Datum *values, const char *nulls,
+                             int64 *first_value = nullptr);
 
 }  // namespace pgmq::pg

@@ -1,0 +1,4 @@
+BEGIN;
+SELECT coalesce(array_agg(msg_id), '{}') AS ids FROM up.read(:q, 30, 10) \gset
+SELECT * FROM up.delete(:q, :ids::bigint[]);
+COMMIT;
