@@ -29,8 +29,9 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
 }
 
-// After an attempt's rows are emitted: reads that start at the queue's head
-// keep it moving (head_hint.hpp). Requires SPI.
+// After an attempt claimed rows and emitted them: reads that start at the
+// queue's head keep it moving (head_hint.hpp). An attempt that found nothing
+// leaves it: the queue holds no message it could move past. Requires SPI.
 void AfterClaim(const ClaimRequest &request, TimestampTz now)
 {
 	if (request.statement == core::Statement::Read || request.statement == core::Statement::ReadConditional)
@@ -56,7 +57,6 @@ void PollForMessages(FunctionCallInfo fcinfo, const ClaimRequest &request)
 			break;
 		}
 		SPI_freetuptable(SPI_tuptable);
-		AfterClaim(request, now);
 		core::AfterEmptyRead(pacer, GetCurrentTimestamp());
 		long step;
 		while ((step = core::NextPollStep(pacer, GetCurrentTimestamp())) > 0)
@@ -104,9 +104,10 @@ void Claim(FunctionCallInfo fcinfo, const ClaimRequest &request)
 		PollForMessages(fcinfo, request);
 	} else {
 		const TimestampTz now = GetCurrentTimestamp();
-		ClaimOnce(request, now);
-		EmitRows(fcinfo, request.queue.queue_table);
-		AfterClaim(request, now);
+		if (ClaimOnce(request, now) > 0) {
+			EmitRows(fcinfo, request.queue.queue_table);
+			AfterClaim(request, now);
+		}
 	}
 	SpiFinish();
 }

@@ -73,9 +73,10 @@ PGMQ_FUNCTION(pgmq_pop)
 	Datum values[3] = {TimestampTzGetDatum(now), Int64GetDatum(qty), Int64GetDatum(QueueHead(queue, now))};
 	const char nulls[3] = {' ', ' ', ' '};
 	SpiConnect();
-	ExecutePlan(PlanFor(queue, core::Statement::Pop), values, nulls);
-	EmitRows(fcinfo, queue.queue_table);
-	AdvanceQueueHead(queue, now);
+	if (ExecutePlan(PlanFor(queue, core::Statement::Pop), values, nulls) > 0) {
+		EmitRows(fcinfo, queue.queue_table);
+		AdvanceQueueHead(queue, now);
+	}
 	SpiFinish();
 	return Datum(0);
 }

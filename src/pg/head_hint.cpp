@@ -164,7 +164,9 @@ QueueHeadEntry *AddEntry(uint64 key, TimestampTz now)
 	pg_atomic_init_u64(&entry->head, AsBits(kUnknown));
 	pg_atomic_init_u64(&entry->late_low, AsBits(kNone));
 	pg_atomic_init_u32(&entry->refreshing, 0);
-	pg_atomic_init_u64(&entry->last_refresh, 0);
+	// The first refresh (a rescan: last_rescan is 0) one interval after the
+	// queue's first read here.
+	pg_atomic_init_u64(&entry->last_refresh, static_cast<uint64>(now));
 	pg_atomic_init_u64(&entry->last_rescan, 0);
 	pg_atomic_init_u64(&entry->last_used, static_cast<uint64>(now));
 	return entry;
