@@ -29,14 +29,15 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 	const char nulls[3] = {NullFlag(PG_ARGISNULL(1)), NullFlag(headers_null), ' '};
 	SpiConnect();
 	BeginSend(queue);
-	if (ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls) == 1) {
+	const bool sent = ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls) == 1;
+	NoteMessagesSent(queue);
+	EmitRows(fcinfo);  // checks that the row is a bigint
+	if (sent) {
 		bool isnull;
-		const Datum msg_id = ResultValue(0, 1, INT8OID, &isnull, queue.queue_table);
+		const Datum msg_id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 		if (!isnull)
 			NoteFirstSentId(queue, DatumGetInt64(msg_id));
 	}
-	NoteMessagesSent(queue);
-	EmitRows(fcinfo);
 	SpiFinish();
 	return Datum(0);
 }
