@@ -23,6 +23,11 @@ struct ShapeRow {
 	StatementShape shape;
 };
 
+// Every dead-letter claim: ($1 now, $2 new vt, $3 qty, $4 condition, $5 max
+// deliveries, $6 source queue name); the read's generic plan, for its LIMIT.
+constexpr StatementShape kDeadLetterShape = {
+	6, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb, P::Int8, P::Text}, true};
+
 constexpr ShapeRow kShapes[] = {
 	{Statement::Send, {3, {P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatch, {3, {P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
@@ -43,6 +48,19 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::ReadGroupedHead, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedHeadIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::RecentSend, {2, {P::Int8, P::Regclass}}},
+	{Statement::SendDeduplicated, {6, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}}},
+	{Statement::SendBatchDeduplicated,
+	 {6, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}}},
+	{Statement::DeduplicatedResolve, {4, {P::Int8Array, P::Int8Array, P::TextArray, P::Text}}},
+	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
+	{Statement::ReadDeadLetter, kDeadLetterShape},
+	{Statement::ReadConditionalDeadLetter, kDeadLetterShape},
+	{Statement::ReadGroupedDeadLetter, kDeadLetterShape},
+	{Statement::ReadGroupedIndexedDeadLetter, kDeadLetterShape},
+	{Statement::ReadGroupedRrDeadLetter, kDeadLetterShape},
+	{Statement::ReadGroupedRrIndexedDeadLetter, kDeadLetterShape},
+	{Statement::ReadGroupedHeadDeadLetter, kDeadLetterShape},
+	{Statement::ReadGroupedHeadIndexedDeadLetter, kDeadLetterShape},
 	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
 	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatchTopic, {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
@@ -120,7 +138,85 @@ std::string RecentSendSql(const std::string &q)
 	       " ORDER BY q.msg_id DESC LIMIT 1) LIMIT 1) r ON true";
 }
 
+// The first send of a deduplication id inserts its row; a send of an id
+// whose row has not expired finds it instead (kept = false), after waiting
+// for the transaction of a concurrent first send (the unique key). The
+// message was inserted in either case: the adapter then deletes it again
+// (DeduplicatedResolve). An expired row is taken over.
+std::string DeduplicationUpsert(const std::string &rows)
+{
+	return "INSERT INTO pgmq.deduplication AS d (queue_name, deduplication_id, msg_id, expires_at) " + rows +
+	       " ON CONFLICT (queue_name, deduplication_id) DO UPDATE SET msg_id = EXCLUDED.msg_id, "
+	       "expires_at = EXCLUDED.expires_at WHERE d.expires_at OPERATOR(pg_catalog.<=) $5";
+}
+
+constexpr const char *kDeduplicationId = " OPERATOR(pg_catalog.->>) 'x-pgmq-deduplication-id'";
+
+std::string SendDeduplicatedSql(const std::string &q)
+{
+	return "WITH m AS (INSERT INTO " + q + " AS q (vt, message, headers) VALUES ($3, $1, $2) RETURNING q.msg_id), " +
+	       "d AS (" + DeduplicationUpsert(std::string("SELECT $4, $2") + kDeduplicationId + ", m.msg_id, $6 FROM m") +
+	       " RETURNING d.msg_id) SELECT m.msg_id, EXISTS (SELECT FROM d), $2" + kDeduplicationId + " FROM m";
+}
+
+// Within one batch an id's later elements collapse to its first (only the
+// first is inserted); msg_ids are drawn in the order of the elements, so the
+// n-th inserted id belongs to the n-th first element.
+std::string SendBatchDeduplicatedSql(const std::string &q)
+{
+	return std::string("WITH input AS (SELECT i.message, i.headers, i.ord, i.dedup_id, CASE WHEN i.dedup_id IS NULL ") +
+	       "THEN i.ord ELSE pg_catalog.min(i.ord) OVER (PARTITION BY i.dedup_id) END AS first_ord FROM (SELECT " +
+	       "m.message, m.headers, m.ord, m.headers" + kDeduplicationId + " AS dedup_id FROM ROWS FROM " +
+	       "(pg_catalog.unnest($1), pg_catalog.unnest($2)) WITH ORDINALITY AS m(message, headers, ord)) AS i), " +
+	       "firsts AS (SELECT i.ord, i.message, i.headers, i.dedup_id, pg_catalog.row_number() OVER (ORDER BY i.ord) " +
+	       "AS rn FROM input AS i WHERE i.ord OPERATOR(pg_catalog.=) i.first_ord), " +
+	       "inserted AS (INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, f.message, f.headers FROM firsts " +
+	       "AS f ORDER BY f.ord RETURNING q.msg_id), " +
+	       "mapped AS (SELECT f.ord, f.dedup_id, n.msg_id FROM firsts AS f JOIN (SELECT inserted.msg_id, " +
+	       "pg_catalog.row_number() OVER (ORDER BY inserted.msg_id) AS rn FROM inserted) AS n ON n.rn " +
+	       "OPERATOR(pg_catalog.=) f.rn), " +
+	       "d AS (" + DeduplicationUpsert("SELECT $4, p.dedup_id, p.msg_id, $6 FROM mapped AS p WHERE p.dedup_id IS NOT NULL") +
+	       " RETURNING d.deduplication_id) " +
+	       "SELECT p.msg_id, p.dedup_id IS NULL OR d.deduplication_id IS NOT NULL, p.dedup_id FROM input AS i JOIN " +
+	       "mapped AS p ON p.ord OPERATOR(pg_catalog.=) i.first_ord LEFT JOIN d ON d.deduplication_id " +
+	       "OPERATOR(pg_catalog.=) p.dedup_id ORDER BY i.ord";
+}
+
+// The messages of duplicates go again; every element gets the msg_id its
+// id's row names (its own, or the first send's), or its own without an id.
+std::string DeduplicatedResolveSql(const std::string &q)
+{
+	return "WITH gone AS (DELETE FROM " + q + " AS q WHERE q.msg_id" + kEq + "ANY ($1) RETURNING q.msg_id) " +
+	       "SELECT COALESCE(d.msg_id, r.msg_id) FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3)) " +
+	       "WITH ORDINALITY AS r(msg_id, dedup_id, ord) LEFT JOIN pgmq.deduplication AS d ON d.queue_name" + kEq +
+	       "$4 AND d.deduplication_id" + kEq + "r.dedup_id ORDER BY r.ord";
+}
+
+// vt = now + min(base * 2^(read_ct - 1), max) * jitter (core::BackoffSeconds).
+std::string RetrySql(const std::string &q)
+{
+	return "UPDATE " + q + " AS q SET vt = $2 OPERATOR(pg_catalog.+) pg_catalog.make_interval(secs => " +
+	       "LEAST($3::pg_catalog.float8 OPERATOR(pg_catalog.*) pg_catalog.power(2::pg_catalog.float8, " +
+	       "LEAST(GREATEST(q.read_ct OPERATOR(pg_catalog.-) 1, 0), 62)::pg_catalog.float8), $4::pg_catalog.float8) " +
+	       "OPERATOR(pg_catalog.*) $5) WHERE q.msg_id" + kEq + "$1 RETURNING " + kMessageColumns;
+}
+
 }  // namespace
+
+std::string DeadLetterMoveSql(const std::string &q, std::string_view dead_letter_table, const std::string &picked)
+{
+	// The row's own read_ct decides (the locked, newest version): a row is
+	// either deleted here or claimed by the statement's UPDATE, never both.
+	return "moved AS (DELETE FROM " + q + " AS q USING " + picked + " AS p WHERE q.msg_id" + kEq + "p.msg_id AND " +
+	       "q.read_ct OPERATOR(pg_catalog.>=) $5 RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.message, q.headers), " +
+	       "dead AS (INSERT INTO " + QualifiedTable(dead_letter_table) + " (vt, message, headers) SELECT $1, m.message, " +
+	       "CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.=) 'object' THEN m.headers ELSE " +
+	       "'{}'::pg_catalog.jsonb END OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('x-pgmq-dead-letter', " +
+	       "pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('queue', $6::pg_catalog.text, 'msg_id', m.msg_id, " +
+	       "'read_ct', m.read_ct, 'enqueued_at', m.enqueued_at, 'moved_at', $1::pg_catalog.timestamptz, " +
+	       "'headers', CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.=) 'object' THEN NULL " +
+	       "ELSE m.headers END))) FROM moved AS m)";
+}
 
 const StatementShape &ShapeOf(Statement statement)
 {
@@ -180,10 +276,82 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return NotifyStateSql();
 	case Statement::RecentSend:
 		return RecentSendSql(q);
+	case Statement::SendDeduplicated:
+		return SendDeduplicatedSql(q);
+	case Statement::SendBatchDeduplicated:
+		return SendBatchDeduplicatedSql(q);
+	case Statement::DeduplicatedResolve:
+		return DeduplicatedResolveSql(q);
+	case Statement::Retry:
+		return RetrySql(q);
+	case Statement::ReadDeadLetter:
+	case Statement::ReadConditionalDeadLetter:
+	case Statement::ReadGroupedDeadLetter:
+	case Statement::ReadGroupedIndexedDeadLetter:
+	case Statement::ReadGroupedRrDeadLetter:
+	case Statement::ReadGroupedRrIndexedDeadLetter:
+	case Statement::ReadGroupedHeadDeadLetter:
+	case Statement::ReadGroupedHeadIndexedDeadLetter:
+		throw CoreError(ErrorKind::Internal, "a dead-letter claim needs its dead-letter queue (DeadLetterSql)");
 	case Statement::Count:
 		break;
 	}
 	throw CoreError(ErrorKind::Internal, "unknown statement");
+}
+
+Statement DeadLetterClaimOf(Statement claim)
+{
+	switch (claim) {
+	case Statement::Read:
+		return Statement::ReadDeadLetter;
+	case Statement::ReadConditional:
+		return Statement::ReadConditionalDeadLetter;
+	case Statement::ReadGrouped:
+		return Statement::ReadGroupedDeadLetter;
+	case Statement::ReadGroupedIndexed:
+		return Statement::ReadGroupedIndexedDeadLetter;
+	case Statement::ReadGroupedRr:
+		return Statement::ReadGroupedRrDeadLetter;
+	case Statement::ReadGroupedRrIndexed:
+		return Statement::ReadGroupedRrIndexedDeadLetter;
+	case Statement::ReadGroupedHead:
+		return Statement::ReadGroupedHeadDeadLetter;
+	case Statement::ReadGroupedHeadIndexed:
+		return Statement::ReadGroupedHeadIndexedDeadLetter;
+	default:
+		return Statement::Count;
+	}
+}
+
+std::string DeadLetterSql(Statement claim, std::string_view queue_table, std::string_view dead_letter_table)
+{
+	const std::string q = QualifiedTable(queue_table);
+	switch (claim) {
+	case Statement::ReadDeadLetter:
+	case Statement::ReadConditionalDeadLetter: {
+		const char *filter = claim == Statement::ReadConditionalDeadLetter ? " AND message OPERATOR(pg_catalog.@>) $4" : "";
+		// The plain read's pick (PickVisible), once, then the move and the claim.
+		return "WITH picked AS MATERIALIZED (SELECT q.msg_id FROM " + q + " AS q" + PickVisible(q, "$3", filter) + "), " +
+		       DeadLetterMoveSql(q, dead_letter_table, "picked") + ", claimed AS (UPDATE " + q +
+		       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1 FROM picked AS p " +
+		       "WHERE q.msg_id" + kEq + "p.msg_id AND q.read_ct OPERATOR(pg_catalog.<) $5 RETURNING " + kMessageColumns +
+		       ")" + kOldestFirst;
+	}
+	case Statement::ReadGroupedDeadLetter:
+	case Statement::ReadGroupedIndexedDeadLetter:
+		return GroupReadSql(GroupRead::Batch, claim == Statement::ReadGroupedIndexedDeadLetter, queue_table,
+		                    dead_letter_table);
+	case Statement::ReadGroupedRrDeadLetter:
+	case Statement::ReadGroupedRrIndexedDeadLetter:
+		return GroupReadSql(GroupRead::RoundRobin, claim == Statement::ReadGroupedRrIndexedDeadLetter, queue_table,
+		                    dead_letter_table);
+	case Statement::ReadGroupedHeadDeadLetter:
+	case Statement::ReadGroupedHeadIndexedDeadLetter:
+		return GroupReadSql(GroupRead::Head, claim == Statement::ReadGroupedHeadIndexedDeadLetter, queue_table,
+		                    dead_letter_table);
+	default:
+		throw CoreError(ErrorKind::Internal, "not a dead-letter claim");
+	}
 }
 
 }  // namespace pgmq::core

@@ -8,7 +8,12 @@
 #include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/wakeup.hpp"
+
+extern "C" {
+#include "utils/builtins.h"
+}
 
 namespace pgmq::pg {
 
@@ -19,10 +24,27 @@ namespace {
 uint64 ClaimOnce(const ClaimRequest &request)
 {
 	const TimestampTz now = GetCurrentTimestamp();
-	Datum values[4] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
-	                   Int64GetDatum(request.qty), PointerGetDatum(request.condition)};
-	const char nulls[4] = {' ', ' ', ' ', ' '};
-	return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
+	Datum values[6] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
+	                   Int64GetDatum(request.qty), PointerGetDatum(request.condition),
+	                   Int64GetDatum(request.max_deliveries), request.queue_name};
+	const char nulls[6] = {' ', ' ', ' ', NullFlag(!request.condition), ' ', ' '};
+	// A queue with a dead-letter policy claims with the statement that also
+	// moves the rows at the delivery limit (DeadLetterPlan).
+	return ExecutePlan(request.dead_letter ? DeadLetterPlan(request.queue, core::DeadLetterClaimOf(request.statement))
+	                                       : PlanFor(request.queue, request.statement),
+	                   values, nulls);
+}
+
+// Fills the request's dead-letter fields from the queue's policy. Requires SPI.
+void ApplyPolicy(ClaimRequest *request)
+{
+	QueuePolicy policy;
+	LoadPolicy(request->queue, &policy);
+	request->dead_letter = policy.dead_letter && core::DeadLetterClaimOf(request->statement) != core::Statement::Count;
+	if (!request->dead_letter)
+		return;
+	request->max_deliveries = policy.max_deliveries;
+	request->queue_name = CStringGetTextDatum(policy.queue_name);
 }
 
 // Attempts until rows are claimed or the schedule ends; emits them.
@@ -65,6 +87,9 @@ void DecodeClaim(FunctionCallInfo fcinfo, core::Statement statement, ClaimReques
 	request->qty = PG_GETARG_INT32(2);
 	RunCore([request] { core::CheckQuantity(request->qty); });
 	request->condition = nullptr;
+	request->dead_letter = false;
+	request->max_deliveries = 0;
+	request->queue_name = Datum(0);
 	request->poll = false;
 	request->schedule = core::PollSchedule{};
 }
@@ -82,9 +107,11 @@ void DecodePollSchedule(FunctionCallInfo fcinfo, int max_poll_seconds_argno, int
 	request->poll = true;
 }
 
-void Claim(FunctionCallInfo fcinfo, const ClaimRequest &request)
+void Claim(FunctionCallInfo fcinfo, const ClaimRequest &decoded)
 {
 	SpiConnect();
+	ClaimRequest request = decoded;
+	ApplyPolicy(&request);
 	if (request.poll) {
 		PollForMessages(fcinfo, request);
 	} else {

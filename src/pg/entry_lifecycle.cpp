@@ -6,6 +6,7 @@
 // row in pgmq.meta.
 #include "pgmq/core/ddl.hpp"
 #include "pgmq/core/partition.hpp"
+#include "pgmq/core/policy.hpp"
 #include "pgmq/core/queue_name.hpp"
 
 #include <vector>
@@ -116,6 +117,10 @@ bool DropQueue(FunctionCallInfo fcinfo)
 		Oid types[1] = {TEXTOID};
 		Datum values[1] = {name_datum};
 		ExecuteOnce(core::DeleteMetaSql(), 1, types, values);
+		// Its policy row went with the meta row (ON DELETE CASCADE); its
+		// deduplication ids, which have no foreign key (one more lookup per
+		// send), go here, while the table their row policy checks exists.
+		ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
 		if (partitioned && partman.installed)
 			ForgetPartitioning(partman, queue);
 		for (const std::string &statement : core::DropQueueStatements(std::string_view(queue.name, queue.name_len)))

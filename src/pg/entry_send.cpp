@@ -4,6 +4,7 @@
 // jsonb headers; vt is the time it becomes visible to readers.
 #include "pgmq/core/statements.hpp"
 
+#include "pgmq/pg/deduplication.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
@@ -27,9 +28,15 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[3] = {NullFlag(PG_ARGISNULL(1)), NullFlag(headers_null), ' '};
 	SpiConnect();
-	ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls);
+	QueuePolicy policy;
+	LoadPolicy(queue, &policy);
+	if (policy.deduplication && !headers_null && HasDeduplicationId(DatumGetJsonbP(values[1]))) {
+		SendDeduplicated(fcinfo, queue, policy, values, nulls);
+	} else {
+		ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls);
+		EmitRows(fcinfo);
+	}
 	NoteMessagesSent(queue);
-	EmitRows(fcinfo);
 	SpiFinish();
 	return Datum(0);
 }
@@ -46,9 +53,15 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 	Datum values[3] = {PointerGetDatum(msgs), PointerGetDatum(headers), TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[3] = {' ', NullFlag(!headers), ' '};
 	SpiConnect();
-	// Streamed into the result: a batch of any size returns its ids in
-	// bounded memory.
-	ExecutePlanIntoResult(fcinfo, PlanFor(queue, core::Statement::SendBatch), values, nulls);
+	QueuePolicy policy;
+	LoadPolicy(queue, &policy);
+	if (policy.deduplication && headers) {
+		SendBatchDeduplicated(fcinfo, queue, policy, values, nulls);
+	} else {
+		// Streamed into the result: a batch of any size returns its ids in
+		// bounded memory.
+		ExecutePlanIntoResult(fcinfo, PlanFor(queue, core::Statement::SendBatch), values, nulls);
+	}
 	NoteMessagesSent(queue);
 	SpiFinish();
 	return Datum(0);

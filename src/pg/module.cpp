@@ -3,6 +3,7 @@
 #include "pgmq/pg/maintenance_worker.hpp"
 #include "pgmq/pg/plan_cache.hpp"  // includes core headers: before any postgres.h
 #include "pgmq/pg/notify_throttle.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
@@ -14,6 +15,7 @@ PGDLLEXPORT void _PG_init(void);
 void _PG_init(void)
 {
 	pgmq::pg::InitPlanCache();
+	pgmq::pg::InitPolicyCache();
 	pgmq::pg::InitWakeup();
 	pgmq::pg::InitNotifyThrottle();
 	pgmq::pg::InitMaintenance();
