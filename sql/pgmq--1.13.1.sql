@@ -477,7 +477,7 @@ CREATE TABLE pgmq.policies (
     updated_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL
 );
 
-CREATE INDEX policies_dead_letter_queue_idx ON pgmq.policies (dead_letter_queue);
+CREATE INDEX policies_dlq_idx ON pgmq.policies (dead_letter_queue);
 
 SELECT pg_catalog.pg_extension_config_dump('pgmq.policies', '');
 

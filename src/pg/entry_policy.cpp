@@ -84,6 +84,9 @@ Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind)
 	RunCore([&] {
 		ExecuteOnce(core::ClearPolicySql(kind), 1, types, values);
 		ExecuteOnce(core::DeleteEmptyPolicySql(), 1, types, values);
+		// Without the policy nothing would expire them.
+		if (kind == core::PolicyKind::Deduplication)
+			ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
 	});
 	CacheInvalidateRelcacheByRelid(queue.queue_relid);
 	SpiFinish();
@@ -175,7 +178,7 @@ PGMQ_FUNCTION(pgmq_set_deduplication)
 	PG_RETURN_VOID();
 }
 
-// clear_deduplication(queue_name text): ids already recorded expire as usual.
+// clear_deduplication(queue_name text): forgets the ids recorded so far too.
 PGMQ_FUNCTION(pgmq_clear_deduplication) { return ClearPolicy(fcinfo, core::PolicyKind::Deduplication); }
 
 // set_retention(queue_name text, max_age interval, archive_max_age interval DEFAULT NULL)

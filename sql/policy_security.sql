@@ -1,0 +1,74 @@
+-- policy_security: a role that owns one queue cannot set, clear or read
+-- around the policies of another's queue, cannot name a dead-letter queue it
+-- may not insert into, and cannot read or plant another queue's
+-- deduplication ids; readers move dead letters with their own rights.
+\set VERBOSITY terse
+SET client_min_messages = warning;
+
+CREATE ROLE regress_pol_tenant;
+CREATE ROLE regress_pol_victim;
+GRANT USAGE, CREATE ON SCHEMA pgmq TO regress_pol_tenant, regress_pol_victim;
+GRANT SELECT, INSERT, DELETE ON pgmq.meta TO regress_pol_tenant, regress_pol_victim;
+
+SET ROLE regress_pol_victim;
+SELECT pgmq.create('pol_victim');
+SELECT pgmq.create('pol_victim_dead');
+SELECT pgmq.set_deduplication('pol_victim', '1 hour');
+SELECT pgmq.send('pol_victim', '{"pay": 100}', '{"x-pgmq-deduplication-id": "pay-1"}'::jsonb) > 0 AS sent;
+RESET ROLE;
+
+SET ROLE regress_pol_tenant;
+SELECT pgmq.create('pol_tenant');
+-- Not the tenant's queue: no policy can be set or cleared on it.
+SELECT pgmq.set_dead_letter_queue('pol_victim', 'pol_tenant', 1);
+SELECT pgmq.set_retention('pol_victim', '1 s');
+SELECT pgmq.set_deduplication('pol_victim', '1 s');
+SELECT pgmq.set_retry_backoff('pol_victim', 1, 1);
+SELECT pgmq.clear_deduplication('pol_victim');
+-- Nor through the table.
+INSERT INTO pgmq.policies (queue_name, retention_max_age) VALUES ('pol_victim', '1 s');
+UPDATE pgmq.policies SET deduplication_window = NULL WHERE queue_name = 'pol_victim';
+DELETE FROM pgmq.policies WHERE queue_name = 'pol_victim';
+-- Its own queue cannot move messages into a queue it may not insert into.
+SELECT pgmq.set_dead_letter_queue('pol_tenant', 'pol_victim_dead', 1);
+-- Another queue's deduplication ids are invisible and cannot be planted.
+SELECT count(*) AS visible_ids FROM pgmq.deduplication;
+INSERT INTO pgmq.deduplication VALUES ('pol_victim', 'pay-2', 1, now() + interval '1 day');
+-- Its own policies work.
+SELECT pgmq.set_retention('pol_tenant', '1 day');
+SELECT queue_name, retention_max_age FROM pgmq.list_policies() ORDER BY 1;
+RESET ROLE;
+
+-- The victim's payment id was not replaced; its policy is untouched.
+SELECT queue_name, deduplication_id FROM pgmq.deduplication ORDER BY 1, 2;
+SELECT queue_name, deduplication_window FROM pgmq.policies ORDER BY 1;
+
+-- A reader without INSERT on the dead-letter queue cannot read past the
+-- limit: it gets an error, and nothing is lost.
+SET ROLE regress_pol_victim;
+SELECT pgmq.set_dead_letter_queue('pol_victim', 'pol_victim_dead', 1);
+GRANT SELECT, UPDATE, DELETE ON pgmq.q_pol_victim TO regress_pol_tenant;
+SELECT count(*) FROM pgmq.read('pol_victim', 0, 1);
+RESET ROLE;
+SET ROLE regress_pol_tenant;
+SELECT count(*) FROM pgmq.read('pol_victim', 0, 1);
+RESET ROLE;
+SELECT count(*) AS in_queue, (SELECT count(*) FROM pgmq.q_pol_victim_dead) AS in_dlq FROM pgmq.q_pol_victim;
+
+-- Maintenance by a role without the owner's privileges skips the queue.
+SET ROLE regress_pol_tenant;
+CALL pgmq.run_partition_maintenance();
+RESET ROLE;
+
+SET ROLE regress_pol_victim;
+SELECT pgmq.drop_queue('pol_victim');
+SELECT pgmq.drop_queue('pol_victim_dead');
+RESET ROLE;
+SET ROLE regress_pol_tenant;
+SELECT pgmq.drop_queue('pol_tenant');
+RESET ROLE;
+SELECT count(*) AS policies, (SELECT count(*) FROM pgmq.deduplication) AS ids FROM pgmq.policies;
+REVOKE ALL ON pgmq.meta FROM regress_pol_tenant, regress_pol_victim;
+REVOKE ALL ON SCHEMA pgmq FROM regress_pol_tenant, regress_pol_victim;
+DROP ROLE regress_pol_tenant;
+DROP ROLE regress_pol_victim;
