@@ -131,7 +131,7 @@ std::string GroupReadSql(GroupRead kind, bool with_group_index, std::string_view
 			      "ON l.msg_id OPERATOR(pg_catalog.=) p.msg_id WINDOW k AS (PARTITION BY p.head ORDER BY p.pos)) AS c " +
 			      "WHERE c.ok)";
 	const bool dead_letter = !dead_letter_table.empty();
-	const std::string under_limit = dead_letter ? " AND q.read_ct OPERATOR(pg_catalog.<) $5" : "";
+	const std::string under_limit = dead_letter ? " AND q.read_ct OPERATOR(pg_catalog.<) $4" : "";
 	const std::string dead_letters = dead_letter ? ", " + DeadLetterMoveSql(table, dead_letter_table, "kept") : "";
 	return "WITH RECURSIVE " + GroupHeadsCte(with_group_index, table) + ", picked AS (" + picked + "), " + kept +
 	       ", updated AS (UPDATE " + table + " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, " +

@@ -23,10 +23,12 @@ struct ShapeRow {
 	StatementShape shape;
 };
 
-// Every dead-letter claim: ($1 now, $2 new vt, $3 qty, $4 condition, $5 max
-// deliveries, $6 source queue name); the read's generic plan, for its LIMIT.
-constexpr StatementShape kDeadLetterShape = {
-	6, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb, P::Int8, P::Text}, true};
+// Every dead-letter claim: ($1 now, $2 new vt, $3 qty, $4 max deliveries, $5
+// source queue name), and for the conditional read ($6 condition); the
+// read's generic plan, for its LIMIT.
+constexpr StatementShape kDeadLetterShape = {5, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text}, true};
+constexpr StatementShape kConditionalDeadLetterShape = {
+	6, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text, P::Jsonb}, true};
 
 constexpr ShapeRow kShapes[] = {
 	{Statement::Send, {3, {P::Jsonb, P::Jsonb, P::Timestamptz}}},
@@ -54,7 +56,7 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::DeduplicatedResolve, {4, {P::Int8Array, P::Int8Array, P::TextArray, P::Text}}},
 	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
 	{Statement::ReadDeadLetter, kDeadLetterShape},
-	{Statement::ReadConditionalDeadLetter, kDeadLetterShape},
+	{Statement::ReadConditionalDeadLetter, kConditionalDeadLetterShape},
 	{Statement::ReadGroupedDeadLetter, kDeadLetterShape},
 	{Statement::ReadGroupedIndexedDeadLetter, kDeadLetterShape},
 	{Statement::ReadGroupedRrDeadLetter, kDeadLetterShape},
@@ -195,10 +197,10 @@ std::string DeduplicatedResolveSql(const std::string &q)
 // vt = now + min(base * 2^(read_ct - 1), max) * jitter (core::BackoffSeconds).
 std::string RetrySql(const std::string &q)
 {
-	return "UPDATE " + q + " AS q SET vt = $2 OPERATOR(pg_catalog.+) pg_catalog.make_interval(secs => " +
-	       "LEAST($3::pg_catalog.float8 OPERATOR(pg_catalog.*) pg_catalog.power(2::pg_catalog.float8, " +
-	       "LEAST(GREATEST(q.read_ct OPERATOR(pg_catalog.-) 1, 0), 62)::pg_catalog.float8), $4::pg_catalog.float8) " +
-	       "OPERATOR(pg_catalog.*) $5) WHERE q.msg_id" + kEq + "$1 RETURNING " + kMessageColumns;
+	return "UPDATE " + q + " AS q SET vt = $2 OPERATOR(pg_catalog.+) pg_catalog.make_interval(0, 0, 0, 0, 0, 0, " +
+	       "pg_catalog.float8mul(LEAST(pg_catalog.float8mul($3::pg_catalog.float8, pg_catalog.power(2::pg_catalog.float8, " +
+	       "LEAST(GREATEST(q.read_ct OPERATOR(pg_catalog.-) 1, 0), 62)::pg_catalog.float8)), $4::pg_catalog.float8), $5)) " +
+	       "WHERE q.msg_id" + kEq + "$1 RETURNING " + kMessageColumns;
 }
 
 }  // namespace
@@ -208,11 +210,11 @@ std::string DeadLetterMoveSql(const std::string &q, std::string_view dead_letter
 	// The row's own read_ct decides (the locked, newest version): a row is
 	// either deleted here or claimed by the statement's UPDATE, never both.
 	return "moved AS (DELETE FROM " + q + " AS q USING " + picked + " AS p WHERE q.msg_id" + kEq + "p.msg_id AND " +
-	       "q.read_ct OPERATOR(pg_catalog.>=) $5 RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.message, q.headers), " +
+	       "q.read_ct OPERATOR(pg_catalog.>=) $4 RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.message, q.headers), " +
 	       "dead AS (INSERT INTO " + QualifiedTable(dead_letter_table) + " (vt, message, headers) SELECT $1, m.message, " +
 	       "CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.=) 'object' THEN m.headers ELSE " +
 	       "'{}'::pg_catalog.jsonb END OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('x-pgmq-dead-letter', " +
-	       "pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('queue', $6::pg_catalog.text, 'msg_id', m.msg_id, " +
+	       "pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('queue', $5::pg_catalog.text, 'msg_id', m.msg_id, " +
 	       "'read_ct', m.read_ct, 'enqueued_at', m.enqueued_at, 'moved_at', $1::pg_catalog.timestamptz, " +
 	       "'headers', CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.=) 'object' THEN NULL " +
 	       "ELSE m.headers END))) FROM moved AS m)";
@@ -329,12 +331,13 @@ std::string DeadLetterSql(Statement claim, std::string_view queue_table, std::st
 	switch (claim) {
 	case Statement::ReadDeadLetter:
 	case Statement::ReadConditionalDeadLetter: {
-		const char *filter = claim == Statement::ReadConditionalDeadLetter ? " AND message OPERATOR(pg_catalog.@>) $4" : "";
-		// The plain read's pick (PickVisible), once, then the move and the claim.
-		return "WITH picked AS MATERIALIZED (SELECT q.msg_id FROM " + q + " AS q" + PickVisible(q, "$3", filter) + "), " +
+		const char *filter = claim == Statement::ReadConditionalDeadLetter ? " AND message OPERATOR(pg_catalog.@>) $6" : "";
+		// The plain read's pick (PickVisible), once (a CTE used twice is
+		// materialized), then the move and the claim.
+		return "WITH picked AS (SELECT q.msg_id FROM " + q + " AS q" + PickVisible(q, "$3", filter) + "), " +
 		       DeadLetterMoveSql(q, dead_letter_table, "picked") + ", claimed AS (UPDATE " + q +
 		       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1 FROM picked AS p " +
-		       "WHERE q.msg_id" + kEq + "p.msg_id AND q.read_ct OPERATOR(pg_catalog.<) $5 RETURNING " + kMessageColumns +
+		       "WHERE q.msg_id" + kEq + "p.msg_id AND q.read_ct OPERATOR(pg_catalog.<) $4 RETURNING " + kMessageColumns +
 		       ")" + kOldestFirst;
 	}
 	case Statement::ReadGroupedDeadLetter:

@@ -25,14 +25,17 @@ uint64 ClaimOnce(const ClaimRequest &request)
 {
 	const TimestampTz now = GetCurrentTimestamp();
 	Datum values[6] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
-	                   Int64GetDatum(request.qty), PointerGetDatum(request.condition),
-	                   Int64GetDatum(request.max_deliveries), request.queue_name};
-	const char nulls[6] = {' ', ' ', ' ', NullFlag(!request.condition), ' ', ' '};
+	                   Int64GetDatum(request.qty), PointerGetDatum(request.condition)};
+	const char nulls[6] = {' ', ' ', ' ', ' ', ' ', ' '};
+	if (!request.dead_letter)
+		return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
 	// A queue with a dead-letter policy claims with the statement that also
-	// moves the rows at the delivery limit (DeadLetterPlan).
-	return ExecutePlan(request.dead_letter ? DeadLetterPlan(request.queue, core::DeadLetterClaimOf(request.statement))
-	                                       : PlanFor(request.queue, request.statement),
-	                   values, nulls);
+	// moves the rows at the delivery limit: ($4 max deliveries, $5 queue
+	// name[, $6 condition]).
+	values[3] = Int64GetDatum(request.max_deliveries);
+	values[4] = request.queue_name;
+	values[5] = PointerGetDatum(request.condition);
+	return ExecutePlan(DeadLetterPlan(request.queue, core::DeadLetterClaimOf(request.statement)), values, nulls);
 }
 
 // Fills the request's dead-letter fields from the queue's policy. Requires SPI.

@@ -47,8 +47,11 @@ std::string Name(Statement s)
 	static const char *const kNames[] = {
 		"Send", "SendBatch", "Read", "ReadConditional", "Pop", "SetVt", "SetVtBatch", "Delete", "DeleteBatch",
 		"Archive", "ArchiveBatch", "Metrics", "ReadGrouped", "ReadGroupedIndexed", "ReadGroupedRr",
-		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "NotifyThrottle", "SendTopic",
-		"SendBatchTopic", "NotifyState", "RecentSend",
+		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "RecentSend", "SendDeduplicated",
+		"SendBatchDeduplicated", "DeduplicatedResolve", "Retry", "ReadDeadLetter", "ReadConditionalDeadLetter",
+		"ReadGroupedDeadLetter", "ReadGroupedIndexedDeadLetter", "ReadGroupedRrDeadLetter",
+		"ReadGroupedRrIndexedDeadLetter", "ReadGroupedHeadDeadLetter", "ReadGroupedHeadIndexedDeadLetter",
+		"NotifyThrottle", "SendTopic", "SendBatchTopic", "NotifyState",
 	};
 	const auto index = static_cast<std::size_t>(s);
 	return index < sizeof kNames / sizeof kNames[0] ? kNames[index] : "Statement#" + std::to_string(index);
@@ -57,6 +60,7 @@ std::string Name(Statement s)
 // Statements that are not about one queue: they ignore the table names.
 bool PerQueue(Statement s)
 {
+	static_assert(static_cast<int>(Statement::Count) == 35, "name the new statement in Name()");
 	return s != Statement::NotifyThrottle && s != Statement::SendTopic && s != Statement::SendBatchTopic &&
 	       s != Statement::NotifyState;
 }
@@ -70,6 +74,12 @@ bool IsGroupRead(Statement s)
 	case Statement::ReadGroupedRrIndexed:
 	case Statement::ReadGroupedHead:
 	case Statement::ReadGroupedHeadIndexed:
+	case Statement::ReadGroupedDeadLetter:
+	case Statement::ReadGroupedIndexedDeadLetter:
+	case Statement::ReadGroupedRrDeadLetter:
+	case Statement::ReadGroupedRrIndexedDeadLetter:
+	case Statement::ReadGroupedHeadDeadLetter:
+	case Statement::ReadGroupedHeadIndexedDeadLetter:
 		return true;
 	default:
 		return false;
@@ -78,7 +88,13 @@ bool IsGroupRead(Statement s)
 
 // Literals that are fixed parts of a statement, not values: the FIFO group
 // key and its default, and the ms -> s divisor of the notify throttle.
-const std::set<std::string> kConstants = {"'x-pgmq-group'", "'_default_fifo_group'", "1000.0"};
+// The policies' header names and the keys of x-pgmq-dead-letter, the empty
+// object that stands in for missing headers, 'object' (jsonb_typeof), and the
+// base and the exponent cap of the retry backoff.
+const std::set<std::string> kConstants = {"'x-pgmq-group'", "'_default_fifo_group'", "1000.0",
+                                          "'x-pgmq-deduplication-id'", "'x-pgmq-dead-letter'", "'queue'", "'msg_id'",
+                                          "'read_ct'", "'enqueued_at'", "'moved_at'", "'headers'", "'object'", "'{}'",
+                                          "2", "62"};
 
 bool Contains(const std::string &haystack, const std::string &needle)
 {
@@ -90,7 +106,16 @@ bool EndsWith(const std::string &text, const std::string &suffix)
 	return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string Sql(Statement s) { return StatementSql(s, "q_orders", "a_orders"); }
+// The SQL of any statement: a dead-letter claim also names its dead-letter
+// queue's table, here the queue table with "_dead" appended.
+std::string SqlFor(Statement s, const std::string &queue, const std::string &archive)
+{
+	if (pgmq::core::IsDeadLetterClaim(s))
+		return pgmq::core::DeadLetterSql(s, queue, queue + "_dead");
+	return StatementSql(s, queue, archive);
+}
+
+std::string Sql(Statement s) { return SqlFor(s, "q_orders", "a_orders"); }
 
 const char kMessageColumns[] = "q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers";
 const std::string kReturningMessage = std::string(" RETURNING ") + kMessageColumns;
@@ -137,6 +162,9 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		Statement statement;
 		std::vector<ParamType> params;
 	};
+	const std::vector<ParamType> kDeadLetter = {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text};
+	const std::vector<ParamType> kConditionalDeadLetter = {P::Timestamptz, P::Timestamptz, P::Int8,
+	                                                       P::Int8,        P::Text,        P::Jsonb};
 	const Expected expected[] = {
 		{Statement::Send, {P::Jsonb, P::Jsonb, P::Timestamptz}},
 		{Statement::SendBatch, {P::JsonbArray, P::JsonbArray, P::Timestamptz}},
@@ -161,6 +189,19 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		{Statement::SendBatchTopic, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}},
 		{Statement::NotifyState, {P::Text}},
 		{Statement::RecentSend, {P::Int8, P::Regclass}},
+		{Statement::SendDeduplicated, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}},
+		{Statement::SendBatchDeduplicated,
+		 {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}},
+		{Statement::DeduplicatedResolve, {P::Int8Array, P::Int8Array, P::TextArray, P::Text}},
+		{Statement::Retry, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}},
+		{Statement::ReadDeadLetter, kDeadLetter},
+		{Statement::ReadConditionalDeadLetter, kConditionalDeadLetter},
+		{Statement::ReadGroupedDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedIndexedDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedRrDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedRrIndexedDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedHeadDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedHeadIndexedDeadLetter, kDeadLetter},
 	};
 	// A new statement needs its documented shape here.
 	ASSERT_EQ(sizeof expected / sizeof expected[0], AllStatements().size()) << "statements.hpp has new statements";
@@ -202,7 +243,7 @@ TEST(StatementHygiene, EveryStatementHasSqlAndFollowsTheRules)
 {
 	for (const TablePair &tables : kHostileTables) {
 		for (Statement s : AllStatements()) {
-			const std::string sql = StatementSql(s, tables.queue, tables.archive);
+			const std::string sql = SqlFor(s, tables.queue, tables.archive);
 			EXPECT_FALSE(sql.empty()) << Name(s);
 			const std::vector<std::string> problems = HygieneProblems(sql, kConstants);
 			EXPECT_TRUE(problems.empty()) << Name(s) << " for " << tables.queue << ":" << JoinLines(problems) << "\n"
@@ -215,7 +256,7 @@ TEST(StatementHygiene, TableNamesAppearOnlyAsQuotedQualifiedIdentifiers)
 {
 	for (const TablePair &tables : kHostileTables) {
 		for (Statement s : AllStatements()) {
-			const std::string sql = StatementSql(s, tables.queue, tables.archive);
+			const std::string sql = SqlFor(s, tables.queue, tables.archive);
 			// Every quoted identifier is one of this queue's objects (or the
 			// "C" collation of the FIFO group key).
 			std::set<std::string> allowed;
@@ -225,6 +266,8 @@ TEST(StatementHygiene, TableNamesAppearOnlyAsQuotedQualifiedIdentifiers)
 				allowed.insert(tables.archive);
 			if (IsGroupRead(s))
 				allowed.insert("C");
+			if (pgmq::core::IsDeadLetterClaim(s))
+				allowed.insert(tables.queue + "_dead");
 			const std::vector<std::string> quoted = pgmq_test::QuotedIdentifiers(sql);
 			EXPECT_EQ(std::set<std::string>(quoted.begin(), quoted.end()), allowed) << Name(s) << ": " << sql;
 			// With them removed, no trace of the name remains.
@@ -241,7 +284,7 @@ TEST(StatementHygiene, OnlyTheQuotedIdentifiersDependOnTheQueue)
 	for (Statement s : AllStatements()) {
 		const std::string reference = pgmq_test::Skeleton(Sql(s));
 		for (const TablePair &tables : kHostileTables)
-			EXPECT_EQ(pgmq_test::Skeleton(StatementSql(s, tables.queue, tables.archive)), reference)
+			EXPECT_EQ(pgmq_test::Skeleton(SqlFor(s, tables.queue, tables.archive)), reference)
 				<< Name(s) << " for " << tables.queue;
 	}
 }
@@ -408,7 +451,7 @@ TEST(StatementSql, ArchiveUsesTheArchiveTableItIsGiven)
 	// The other statements never touch the archive.
 	for (Statement s : AllStatements()) {
 		if (s != Statement::Archive && s != Statement::ArchiveBatch) {
-			EXPECT_FALSE(Contains(StatementSql(s, "q_one", "a_other"), "a_other")) << Name(s);
+			EXPECT_FALSE(Contains(SqlFor(s, "q_one", "a_other"), "a_other")) << Name(s);
 		}
 	}
 }
@@ -485,12 +528,14 @@ TEST(StatementSql, GroupReadsAreTheFifoStatements)
 	EXPECT_EQ(Sql(Statement::ReadGroupedRrIndexed), GroupReadSql(GroupRead::RoundRobin, true, "q_orders"));
 	EXPECT_EQ(Sql(Statement::ReadGroupedHead), GroupReadSql(GroupRead::Head, false, "q_orders"));
 	EXPECT_EQ(Sql(Statement::ReadGroupedHeadIndexed), GroupReadSql(GroupRead::Head, true, "q_orders"));
-	// Six different statements.
+	EXPECT_EQ(Sql(Statement::ReadGroupedHeadIndexedDeadLetter),
+	          GroupReadSql(GroupRead::Head, true, "q_orders", "q_orders_dead"));
+	// Twelve different statements: six, and each with its dead letters.
 	std::set<std::string> texts;
 	for (Statement s : AllStatements())
 		if (IsGroupRead(s))
 			texts.insert(Sql(s));
-	EXPECT_EQ(texts.size(), 6u);
+	EXPECT_EQ(texts.size(), 12u);
 }
 
 TEST(StatementSql, GlobalStatementsIgnoreTheTableNames)

@@ -42,8 +42,8 @@ enum class Statement : unsigned char {
 	SendBatchDeduplicated,  // SendBatch + ($4..$6 as above) -> (msg_id, kept, dedup id) per element
 	DeduplicatedResolve,    // ($1 msg_ids to delete, $2 msg_ids, $3 dedup ids, $4 queue name) -> msg_id
 	Retry,                  // ($1 msg_id, $2 now, $3 base s, $4 max s, $5 jitter factor) -> message row
-	// Dead-letter claims: ($1 now, $2 new vt, $3 qty, $4 condition, $5 max deliveries,
-	// $6 source queue name); their SQL names the dead-letter queue's table too
+	// Dead-letter claims: ($1 now, $2 new vt, $3 qty, $4 max deliveries, $5 source
+	// queue name[, $6 condition]); their SQL names the dead-letter queue's table too
 	// (core::DeadLetterSql), so the policy cache keeps their plans, not PlanFor.
 	ReadDeadLetter,
 	ReadConditionalDeadLetter,
@@ -91,7 +91,7 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 
 // The claim of a queue with a dead-letter policy, for the claim statement
 // `claim` (Read, ReadConditional, ReadGrouped*): in one statement, the rows
-// the claim picks and locks that were delivered max deliveries ($5) times
+// the claim picks and locks that were delivered max deliveries ($4) times
 // already move to pgmq.<dead_letter_table> (headers plus x-pgmq-dead-letter),
 // the others are claimed and returned as by `claim`. Built from the same
 // helpers as the plain claim, so both pick the same rows. May throw.
@@ -99,9 +99,9 @@ std::string DeadLetterSql(Statement claim, std::string_view queue_table, std::st
 
 // The CTEs `moved` and `dead` of a dead-letter claim on q (quoted,
 // qualified): the rows of CTE `picked` (a msg_id column, rows locked by the
-// claim) whose read_ct reached $5 are deleted from q and inserted into
+// claim) whose read_ct reached $4 are deleted from q and inserted into
 // pgmq.<dead_letter_table>, visible at $1, their headers plus
-// x-pgmq-dead-letter {queue: $6, msg_id, read_ct, enqueued_at, moved_at: $1}.
+// x-pgmq-dead-letter {queue: $5, msg_id, read_ct, enqueued_at, moved_at: $1}.
 std::string DeadLetterMoveSql(const std::string &q, std::string_view dead_letter_table, const std::string &picked);
 
 // The dead-letter claim statement of a claim statement, or Count when it has none.
