@@ -491,6 +491,15 @@ CREATE POLICY policies_delete_own_queue ON pgmq.policies FOR DELETE
     USING (pgmq._is_queue_owner(queue_name));
 GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.policies TO PUBLIC;
 
+-- Any change of a policy row (also a direct UPDATE, the SET NULL when a
+-- dead-letter queue is dropped, a restore) makes every backend read the
+-- queue's policy again once it commits (a relcache invalidation of the
+-- queue table).
+CREATE FUNCTION pgmq._invalidate_queue_policy() RETURNS TRIGGER
+    AS 'MODULE_PATHNAME', 'pgmq_invalidate_queue_policy' LANGUAGE C;
+CREATE TRIGGER policies_invalidate AFTER INSERT OR UPDATE OR DELETE ON pgmq.policies
+    FOR EACH ROW EXECUTE FUNCTION pgmq._invalidate_queue_policy();
+
 -- Whether the current role may send to the queue (INSERT on its table):
 -- the row-level security of pgmq.deduplication, so a sender of one queue
 -- can neither read nor plant another queue's deduplication ids.

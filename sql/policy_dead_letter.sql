@@ -95,6 +95,15 @@ SELECT pgmq.send('dl_jobs', '{"n": "pop"}') IS NOT NULL AS sent;
 UPDATE pgmq.q_dl_jobs SET read_ct = 5;
 SELECT message FROM pgmq.pop('dl_jobs');
 
+-- A direct change of the policy row takes effect at once: its trigger
+-- invalidates the policy this backend keeps.
+SELECT pgmq.send('dl_jobs', '{"n": "direct"}') IS NOT NULL AS sent;
+UPDATE pgmq.q_dl_jobs SET read_ct = 2;
+UPDATE pgmq.policies SET max_deliveries = 3 WHERE queue_name = 'dl_jobs';
+SELECT message, read_ct FROM pgmq.read('dl_jobs', 0, 10);
+SELECT message, read_ct FROM pgmq.read('dl_jobs', 0, 10);
+SELECT message FROM pgmq.q_dl_dead WHERE message->>'n' = 'direct';
+
 -- Cleared, reads deliver past the limit again (the policy is read again).
 SELECT pgmq.clear_dead_letter_queue('dl_jobs');
 SELECT count(*) AS policies FROM pgmq.policies;

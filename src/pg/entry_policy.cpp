@@ -19,9 +19,11 @@
 #include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class_d.h"
 #include "catalog/pg_type_d.h"
+#include "commands/trigger.h"
 #include "common/pg_prng.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -350,4 +352,38 @@ PGMQ_FUNCTION(pgmq_may_send)
 	if (!QueueExists(&queue))
 		PG_RETURN_BOOL(false);
 	PG_RETURN_BOOL(pg_class_aclcheck(queue.queue_relid, GetUserId(), ACL_INSERT) == ACLCHECK_OK);
+}
+
+// _invalidate_queue_policy(), the row trigger of pgmq.policies: any change
+// of a policy row (set_*/clear_*, a direct UPDATE by the owner, the SET NULL
+// when a dead-letter queue is dropped, a restore) invalidates the queue
+// table's relcache entry, so every backend reads the policy again once the
+// change commits.
+PGMQ_FUNCTION(pgmq_invalidate_queue_policy)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+		                errmsg("_invalidate_queue_policy() must be called as a trigger")));
+	auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
+	HeapTuple tuples[2] = {trigger->tg_trigtuple, trigger->tg_newtuple};
+	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
+	for (HeapTuple tuple : tuples) {
+		if (!tuple)
+			continue;
+		bool isnull = true;
+		const Datum name = heap_getattr(tuple, 1, trigger->tg_relation->rd_att, &isnull);
+		if (isnull)
+			continue;
+		text *name_text = DatumGetTextPP(name);
+		char queue_table[NAMEDATALEN];
+		char archive_table[NAMEDATALEN];
+		Failure failure;
+		const std::string_view view(VARDATA_ANY(name_text), VARSIZE_ANY_EXHDR(name_text));
+		if (!TryCore(failure, [&] { core::WriteQueueTableNames(view, queue_table, archive_table, NAMEDATALEN); }))
+			continue;
+		const Oid relid = get_relname_relid(queue_table, pgmq_namespace);
+		if (OidIsValid(relid))
+			CacheInvalidateRelcacheByRelid(relid);
+	}
+	return PointerGetDatum(nullptr);
 }
