@@ -4,6 +4,8 @@
 -- deduplication ids; readers move dead letters with their own rights.
 \set VERBOSITY terse
 SET client_min_messages = warning;
+CREATE SCHEMA IF NOT EXISTS partman;
+CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman;
 
 CREATE ROLE regress_pol_tenant;
 CREATE ROLE regress_pol_victim;
@@ -59,6 +61,27 @@ SELECT count(*) AS in_queue, (SELECT count(*) FROM pgmq.q_pol_victim_dead) AS in
 SET ROLE regress_pol_tenant;
 CALL pgmq.run_partition_maintenance();
 RESET ROLE;
+
+-- A superuser's maintenance applies the tenant's retention as the tenant
+-- (its trigger sees the tenant, under a restricted operation), never as
+-- superuser.
+SET ROLE regress_pol_tenant;
+CREATE TABLE pgmq.pol_tenant_log (who text, superuser boolean);
+CREATE FUNCTION pgmq.pol_tenant_record() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO pgmq.pol_tenant_log
+        SELECT current_user, rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user;
+    RETURN OLD;
+END $$;
+CREATE TRIGGER record_delete AFTER DELETE ON pgmq.q_pol_tenant FOR EACH ROW EXECUTE FUNCTION pgmq.pol_tenant_record();
+SELECT pgmq.send('pol_tenant', '{"old": true}') > 0 AS sent;
+UPDATE pgmq.q_pol_tenant SET enqueued_at = now() - interval '2 days';
+RESET ROLE;
+CALL pgmq.run_partition_maintenance();
+SELECT who, superuser FROM pgmq.pol_tenant_log;
+SELECT count(*) AS left_in_tenant_queue FROM pgmq.q_pol_tenant;
+DROP TABLE pgmq.pol_tenant_log;
+DROP FUNCTION pgmq.pol_tenant_record() CASCADE;
 
 SET ROLE regress_pol_victim;
 SELECT pgmq.drop_queue('pol_victim');

@@ -31,9 +31,13 @@ bool StepApplies(const QueueRef &queue, const QueuePolicy &policy, Step step)
 	switch (step) {
 	case Step::Queue:
 		return policy.retention && get_rel_relkind(queue.queue_relid) == RELKIND_RELATION;
-	case Step::Archive:
-		return policy.archive_retention &&
-		       OidIsValid(get_relname_relid(queue.archive_table, get_rel_namespace(queue.queue_relid)));
+	case Step::Archive: {
+		// A table (plain or partitioned) only: never a view or foreign table
+		// whose DELETE would run code.
+		const Oid archive = get_relname_relid(queue.archive_table, get_rel_namespace(queue.queue_relid));
+		const char relkind = OidIsValid(archive) ? get_rel_relkind(archive) : '\0';
+		return policy.archive_retention && (relkind == RELKIND_RELATION || relkind == RELKIND_PARTITIONED_TABLE);
+	}
 	case Step::Deduplication:
 		return policy.exists;
 	}
