@@ -45,6 +45,28 @@ RESET ROLE;
 SELECT queue_name, deduplication_id FROM pgmq.deduplication ORDER BY 1, 2;
 SELECT queue_name, deduplication_window FROM pgmq.policies ORDER BY 1;
 
+-- A sender with only a send's privileges (INSERT, SELECT) sends duplicates
+-- too: a duplicate inserts nothing, so there is nothing it must delete.
+CREATE ROLE regress_pol_sender;
+GRANT USAGE ON SCHEMA pgmq TO regress_pol_sender;
+SET ROLE regress_pol_victim;
+GRANT SELECT, INSERT ON pgmq.q_pol_victim TO regress_pol_sender;
+RESET ROLE;
+SET ROLE regress_pol_sender;
+SELECT pgmq.send('pol_victim', '{"pay": 100}', '{"x-pgmq-deduplication-id": "pay-1"}'::jsonb)
+       = (SELECT msg_id FROM pgmq.deduplication WHERE deduplication_id = 'pay-1') AS first_msg_id;
+SELECT count(DISTINCT s) AS ids FROM pgmq.send_batch('pol_victim', ARRAY['{"pay": 5}', '{"pay": 5}', '{"pay": 100}']::jsonb[],
+    ARRAY['{"x-pgmq-deduplication-id": "pay-5"}', '{"x-pgmq-deduplication-id": "pay-5"}',
+          '{"x-pgmq-deduplication-id": "pay-1"}']::jsonb[]) AS s;
+SELECT deduplication_id FROM pgmq.deduplication ORDER BY 1;
+RESET ROLE;
+SELECT message FROM pgmq.q_pol_victim ORDER BY msg_id;
+SET ROLE regress_pol_victim;
+REVOKE ALL ON pgmq.q_pol_victim FROM regress_pol_sender;
+RESET ROLE;
+REVOKE ALL ON SCHEMA pgmq FROM regress_pol_sender;
+DROP ROLE regress_pol_sender;
+
 -- A reader without INSERT on the dead-letter queue cannot read past the
 -- limit: it gets an error, and nothing is lost.
 SET ROLE regress_pol_victim;

@@ -53,7 +53,6 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::SendDeduplicated, {6, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}}},
 	{Statement::SendBatchDeduplicated,
 	 {6, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}}},
-	{Statement::DeduplicatedResolve, {4, {P::Int8Array, P::Int8Array, P::TextArray, P::Text}}},
 	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
 	{Statement::ReadDeadLetter, kDeadLetterShape},
 	{Statement::ReadConditionalDeadLetter, kConditionalDeadLetterShape},
@@ -63,6 +62,8 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::ReadGroupedRrIndexedDeadLetter, kDeadLetterShape},
 	{Statement::ReadGroupedHeadDeadLetter, kDeadLetterShape},
 	{Statement::ReadGroupedHeadIndexedDeadLetter, kDeadLetterShape},
+	{Statement::DeduplicationFill, {3, {P::Text, P::Text, P::Int8}}},
+	{Statement::DeduplicationFillBatch, {3, {P::Text, P::TextArray, P::Int8Array}}},
 	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
 	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatchTopic, {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
@@ -140,58 +141,71 @@ std::string RecentSendSql(const std::string &q)
 	       " ORDER BY q.msg_id DESC LIMIT 1) LIMIT 1) r ON true";
 }
 
-// The first send of a deduplication id inserts its row; a send of an id
-// whose row has not expired finds it instead (kept = false), after waiting
-// for the transaction of a concurrent first send (the unique key). The
-// message was inserted in either case: the adapter then deletes it again
-// (DeduplicatedResolve). An expired row is taken over.
-std::string DeduplicationUpsert(const std::string &rows)
+// A send with a deduplication id claims the id first: the id's row is
+// inserted (or taken over, once expired) with msg_id NULL, and only then is
+// the message inserted, in the same statement; DeduplicationFill then puts
+// the new msg_id in the row, before the transaction commits, so no other
+// session ever sees the NULL. A send of an id whose row has not expired
+// inserts no message and gets that row's msg_id; when the row is another
+// transaction's uncommitted first send, the unique key makes this one wait
+// for it (and then take over its row if it rolled back). A duplicate touches
+// only the deduplication row: a sender needs no DELETE on the queue.
+std::string DeduplicationClaim(const std::string &rows)
 {
-	return "INSERT INTO pgmq.deduplication AS d (queue_name, deduplication_id, msg_id, expires_at) " + rows +
-	       " ON CONFLICT (queue_name, deduplication_id) DO UPDATE SET msg_id = EXCLUDED.msg_id, "
-	       "expires_at = EXCLUDED.expires_at WHERE d.expires_at OPERATOR(pg_catalog.<=) $5";
+	const std::string expired = "d.expires_at OPERATOR(pg_catalog.<=) $5";
+	return "d AS (INSERT INTO pgmq.deduplication AS d (queue_name, deduplication_id, msg_id, expires_at) " + rows +
+	       " ON CONFLICT (queue_name, deduplication_id) DO UPDATE SET msg_id = CASE WHEN " + expired +
+	       " THEN NULL ELSE d.msg_id END, expires_at = CASE WHEN " + expired +
+	       " THEN EXCLUDED.expires_at ELSE d.expires_at END RETURNING d.deduplication_id, d.msg_id)";
 }
 
 constexpr const char *kDeduplicationId = " OPERATOR(pg_catalog.->>) 'x-pgmq-deduplication-id'";
 
 std::string SendDeduplicatedSql(const std::string &q)
 {
-	return "WITH m AS (INSERT INTO " + q + " AS q (vt, message, headers) VALUES ($3, $1, $2) RETURNING q.msg_id), " +
-	       "d AS (" + DeduplicationUpsert(std::string("SELECT $4, $2") + kDeduplicationId + ", m.msg_id, $6 FROM m") +
-	       " RETURNING d.msg_id) SELECT m.msg_id, EXISTS (SELECT FROM d), $2" + kDeduplicationId + " FROM m";
+	return "WITH " + DeduplicationClaim(std::string("VALUES ($4, $2") + kDeduplicationId + ", NULL::pg_catalog.int8, $6)") +
+	       ", m AS (INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, $1, $2 FROM d WHERE d.msg_id IS NULL " +
+	       "RETURNING q.msg_id) SELECT COALESCE((SELECT m.msg_id FROM m), d.msg_id), EXISTS (SELECT FROM m), " +
+	       "d.deduplication_id FROM d";
 }
 
-// Within one batch an id's later elements collapse to its first (only the
-// first is inserted); msg_ids are drawn in the order of the elements, so the
-// n-th inserted id belongs to the n-th first element.
+// Within one batch an id's later elements collapse to its first. Only the
+// elements without an id and the first of each claimed id are inserted;
+// msg_ids are drawn in the order of the elements, so the n-th inserted id
+// belongs to the n-th of those.
 std::string SendBatchDeduplicatedSql(const std::string &q)
 {
 	return std::string("WITH input AS (SELECT i.message, i.headers, i.ord, i.dedup_id, CASE WHEN i.dedup_id IS NULL ") +
 	       "THEN i.ord ELSE pg_catalog.min(i.ord) OVER (PARTITION BY i.dedup_id) END AS first_ord FROM (SELECT " +
 	       "m.message, m.headers, m.ord, m.headers" + kDeduplicationId + " AS dedup_id FROM ROWS FROM " +
 	       "(pg_catalog.unnest($1), pg_catalog.unnest($2)) WITH ORDINALITY AS m(message, headers, ord)) AS i), " +
-	       "firsts AS (SELECT i.ord, i.message, i.headers, i.dedup_id, pg_catalog.row_number() OVER (ORDER BY i.ord) " +
-	       "AS rn FROM input AS i WHERE i.ord OPERATOR(pg_catalog.=) i.first_ord), " +
-	       "inserted AS (INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, f.message, f.headers FROM firsts " +
-	       "AS f ORDER BY f.ord RETURNING q.msg_id), " +
-	       "mapped AS (SELECT f.ord, f.dedup_id, n.msg_id FROM firsts AS f JOIN (SELECT inserted.msg_id, " +
+	       DeduplicationClaim("SELECT $4, i.dedup_id, NULL::pg_catalog.int8, $6 FROM input AS i WHERE i.dedup_id IS NOT "
+	                          "NULL AND i.ord OPERATOR(pg_catalog.=) i.first_ord") +
+	       ", sendable AS (SELECT i.ord, i.message, i.headers, pg_catalog.row_number() OVER (ORDER BY i.ord) AS rn " +
+	       "FROM input AS i LEFT JOIN d ON d.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id WHERE i.ord " +
+	       "OPERATOR(pg_catalog.=) i.first_ord AND d.msg_id IS NULL), " +
+	       "inserted AS (INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, s.message, s.headers FROM sendable " +
+	       "AS s ORDER BY s.ord RETURNING q.msg_id), " +
+	       "mapped AS (SELECT s.ord, n.msg_id FROM sendable AS s JOIN (SELECT inserted.msg_id, " +
 	       "pg_catalog.row_number() OVER (ORDER BY inserted.msg_id) AS rn FROM inserted) AS n ON n.rn " +
-	       "OPERATOR(pg_catalog.=) f.rn), " +
-	       "d AS (" + DeduplicationUpsert("SELECT $4, p.dedup_id, p.msg_id, $6 FROM mapped AS p WHERE p.dedup_id IS NOT NULL") +
-	       " RETURNING d.deduplication_id) " +
-	       "SELECT p.msg_id, p.dedup_id IS NULL OR d.deduplication_id IS NOT NULL, p.dedup_id FROM input AS i JOIN " +
-	       "mapped AS p ON p.ord OPERATOR(pg_catalog.=) i.first_ord LEFT JOIN d ON d.deduplication_id " +
-	       "OPERATOR(pg_catalog.=) p.dedup_id ORDER BY i.ord";
+	       "OPERATOR(pg_catalog.=) s.rn) " +
+	       "SELECT COALESCE(p.msg_id, d.msg_id), p.msg_id IS NOT NULL AND i.dedup_id IS NOT NULL AND i.ord " +
+	       "OPERATOR(pg_catalog.=) i.first_ord, i.dedup_id FROM input AS i LEFT JOIN mapped AS p ON p.ord " +
+	       "OPERATOR(pg_catalog.=) i.first_ord LEFT JOIN d ON d.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id " +
+	       "ORDER BY i.ord";
 }
 
-// The messages of duplicates go again; every element gets the msg_id its
-// id's row names (its own, or the first send's), or its own without an id.
-std::string DeduplicatedResolveSql(const std::string &q)
+std::string DeduplicationFillSql()
 {
-	return "WITH gone AS (DELETE FROM " + q + " AS q WHERE q.msg_id" + kEq + "ANY ($1) RETURNING q.msg_id) " +
-	       "SELECT COALESCE(d.msg_id, r.msg_id) FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3)) " +
-	       "WITH ORDINALITY AS r(msg_id, dedup_id, ord) LEFT JOIN pgmq.deduplication AS d ON d.queue_name" + kEq +
-	       "$4 AND d.deduplication_id" + kEq + "r.dedup_id ORDER BY r.ord";
+	return std::string("UPDATE pgmq.deduplication AS d SET msg_id = $3 WHERE d.queue_name") + kEq +
+	       "$1 AND d.deduplication_id" + kEq + "$2";
+}
+
+std::string DeduplicationFillBatchSql()
+{
+	return std::string("UPDATE pgmq.deduplication AS d SET msg_id = u.msg_id FROM ROWS FROM (pg_catalog.unnest($2), ") +
+	       "pg_catalog.unnest($3)) AS u(dedup_id, msg_id) WHERE d.queue_name" + kEq + "$1 AND d.deduplication_id" +
+	       kEq + "u.dedup_id";
 }
 
 // vt = now + min(base * 2^(read_ct - 1), max) * jitter (core::BackoffSeconds).
@@ -282,8 +296,10 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return SendDeduplicatedSql(q);
 	case Statement::SendBatchDeduplicated:
 		return SendBatchDeduplicatedSql(q);
-	case Statement::DeduplicatedResolve:
-		return DeduplicatedResolveSql(q);
+	case Statement::DeduplicationFill:
+		return DeduplicationFillSql();
+	case Statement::DeduplicationFillBatch:
+		return DeduplicationFillBatchSql();
 	case Statement::Retry:
 		return RetrySql(q);
 	case Statement::ReadDeadLetter:

@@ -1,9 +1,10 @@
 // src/pg/deduplication.cpp
-// Sends with a deduplication policy (see deduplication.hpp). The common case,
-// an id not seen within the window, is one statement that inserts the
-// message and the id's row. A duplicate (also one that waited for a racing
-// first send to commit) inserted its message too: a second statement
-// deletes it again and returns the first send's msg_id.
+// Sends with a deduplication policy (see deduplication.hpp). One statement
+// claims the ids (their rows in pgmq.deduplication) and inserts only the
+// messages whose id it claimed, or that carry none; a second one, only when
+// something was claimed, writes the new msg_ids into the claimed rows. A
+// duplicate is the first statement alone and inserts nothing: senders need
+// no privilege beyond a send's (core/statements.hpp, SendDeduplicated).
 #include "pgmq/core/policy.hpp"
 #include "pgmq/core/statements.hpp"
 
@@ -42,34 +43,14 @@ void EmitMsgId(FunctionCallInfo fcinfo, Datum msg_id)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &msg_id, &isnull);
 }
 
-// Emits column 1 (msg_id) of every row of the last result.
-void EmitMsgIds(FunctionCallInfo fcinfo, const char *table)
+// Column 1 of row `row` of the last result: a msg_id, never NULL.
+Datum MsgIdOf(uint64 row, const QueueRef &queue)
 {
-	for (uint64 i = 0; i < SPI_processed; i++) {
-		bool isnull = true;
-		const Datum msg_id = ResultValue(i, 1, INT8OID, &isnull, table);
-		if (isnull)
-			ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq send returned no msg_id")));
-		EmitMsgId(fcinfo, msg_id);
-	}
-}
-
-// Runs DeduplicatedResolve: deletes the messages of the elements that were
-// duplicates and emits each element's msg_id. The arrays are of count
-// elements; dedup_ids may hold NULLs.
-void Resolve(FunctionCallInfo fcinfo, const QueueRef &queue, const QueuePolicy &policy, Datum *drop, int ndrop,
-             Datum *msg_ids, Datum *dedup_ids, bool *dedup_nulls, int count)
-{
-	int dims[1] = {count};
-	int lbs[1] = {1};
-	Datum values[4] = {
-		PointerGetDatum(construct_array(drop, ndrop, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
-		PointerGetDatum(construct_array(msg_ids, count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
-		PointerGetDatum(construct_md_array(dedup_ids, dedup_nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT)),
-		CStringGetTextDatum(policy.queue_name)};
-	const char nulls[4] = {' ', ' ', ' ', ' '};
-	ExecutePlan(PlanFor(queue, core::Statement::DeduplicatedResolve), values, nulls);
-	EmitMsgIds(fcinfo, queue.queue_table);
+	bool isnull = true;
+	const Datum msg_id = ResultValue(row, 1, INT8OID, &isnull, queue.queue_table);
+	if (isnull)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq send to pgmq.%s returned no msg_id", queue.queue_table)));
+	return msg_id;
 }
 
 }  // namespace
@@ -93,17 +74,16 @@ void SendDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const Queu
 	const char nulls[6] = {send_nulls[0], send_nulls[1], send_nulls[2], ' ', ' ', ' '};
 	PolicyValues(policy, values);
 	ExecutePlan(PlanFor(queue, core::Statement::SendDeduplicated), values, nulls);
+	const Datum msg_id = MsgIdOf(0, queue);
 	bool isnull = true;
-	Datum msg_id = ResultValue(0, 1, INT8OID, &isnull, queue.queue_table);
-	const bool kept = DatumGetBool(ResultValue(0, 2, BOOLOID, &isnull));
-	if (kept) {
-		EmitMsgId(fcinfo, msg_id);
-		return;
+	const bool inserted = DatumGetBool(ResultValue(0, 2, BOOLOID, &isnull));
+	if (inserted) {
+		// The id as the statement read it (->>).
+		Datum fill[3] = {values[3], ResultValue(0, 3, TEXTOID, &isnull), msg_id};
+		const char fill_nulls[3] = {' ', ' ', ' '};
+		ExecutePlan(PlanFor(core::Statement::DeduplicationFill), fill, fill_nulls);
 	}
-	// The id as the statement read it (->>).
-	bool id_null = true;
-	Datum id = ResultValue(0, 3, TEXTOID, &id_null);
-	Resolve(fcinfo, queue, policy, &msg_id, 1, &msg_id, &id, &id_null, 1);
+	EmitMsgId(fcinfo, msg_id);
 }
 
 void SendBatchDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const QueuePolicy &policy,
@@ -113,28 +93,27 @@ void SendBatchDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const
 	const char nulls[6] = {batch_nulls[0], batch_nulls[1], batch_nulls[2], ' ', ' ', ' '};
 	PolicyValues(policy, values);
 	const uint64 count = ExecutePlan(PlanFor(queue, core::Statement::SendBatchDeduplicated), values, nulls);
-	bool all_kept = true;
-	for (uint64 i = 0; i < count && all_kept; i++) {
-		bool isnull = true;
-		all_kept = DatumGetBool(ResultValue(i, 2, BOOLOID, &isnull));
-	}
-	if (all_kept) {
-		EmitMsgIds(fcinfo, queue.queue_table);
-		return;
-	}
-	auto *drop = static_cast<Datum *>(palloc(sizeof(Datum) * count));
-	auto *msg_ids = static_cast<Datum *>(palloc(sizeof(Datum) * count));
-	auto *dedup_ids = static_cast<Datum *>(palloc(sizeof(Datum) * count));
-	auto *dedup_nulls = static_cast<bool *>(palloc(sizeof(bool) * count));
-	int ndrop = 0;
+	// The claimed ids and their new msg_ids, for the fill.
+	auto *ids = static_cast<Datum *>(palloc(sizeof(Datum) * (count + 1)));
+	auto *msg_ids = static_cast<Datum *>(palloc(sizeof(Datum) * (count + 1)));
+	int claimed = 0;
 	for (uint64 i = 0; i < count; i++) {
+		const Datum msg_id = MsgIdOf(i, queue);
 		bool isnull = true;
-		msg_ids[i] = ResultValue(i, 1, INT8OID, &isnull, queue.queue_table);
-		if (!DatumGetBool(ResultValue(i, 2, BOOLOID, &isnull)))
-			drop[ndrop++] = msg_ids[i];
-		dedup_ids[i] = ResultValue(i, 3, TEXTOID, &dedup_nulls[i]);
+		if (DatumGetBool(ResultValue(i, 2, BOOLOID, &isnull))) {
+			ids[claimed] = ResultValue(i, 3, TEXTOID, &isnull);
+			msg_ids[claimed++] = msg_id;
+		}
+		EmitMsgId(fcinfo, msg_id);
 	}
-	Resolve(fcinfo, queue, policy, drop, ndrop, msg_ids, dedup_ids, dedup_nulls, static_cast<int>(count));
+	if (claimed == 0)
+		return;
+	Datum fill[3] = {
+		values[3],
+		PointerGetDatum(construct_array(ids, claimed, TEXTOID, -1, false, TYPALIGN_INT)),
+		PointerGetDatum(construct_array(msg_ids, claimed, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE))};
+	const char fill_nulls[3] = {' ', ' ', ' '};
+	ExecutePlan(PlanFor(core::Statement::DeduplicationFillBatch), fill, fill_nulls);
 }
 
 }  // namespace pgmq::pg
