@@ -508,12 +508,11 @@ CREATE FUNCTION pgmq._may_send(queue_name TEXT) RETURNS BOOLEAN
 
 -- The deduplication ids sent within each queue's window: the first send of
 -- an id inserts its row (the unique key makes a racing second send wait for
--- the first one's transaction and then find its msg_id). msg_id is NULL
--- only inside the first send's own transaction, between its two statements.
+-- the first one's transaction and then find its msg_id).
 CREATE TABLE pgmq.deduplication (
     queue_name VARCHAR NOT NULL,
     deduplication_id TEXT NOT NULL,
-    msg_id BIGINT,
+    msg_id BIGINT NOT NULL,
     expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
     CONSTRAINT deduplication_pkey PRIMARY KEY (queue_name, deduplication_id)
 );

@@ -160,6 +160,14 @@ std::string ExpireDeduplicationBatchSql()
 	       kEq + "e.deduplication_id RETURNING 1) SELECT pg_catalog.count(*) FROM gone";
 }
 
+std::string DeduplicatedResolveSql(std::string_view queue_table)
+{
+	return "WITH gone AS (DELETE FROM " + QualifiedTable(queue_table) + " AS q WHERE q.msg_id" + kEq +
+	       "ANY ($1) RETURNING q.msg_id) SELECT COALESCE(d.msg_id, r.msg_id) FROM ROWS FROM (pg_catalog.unnest($2), " +
+	       "pg_catalog.unnest($3)) WITH ORDINALITY AS r(msg_id, dedup_id, ord) LEFT JOIN pgmq.deduplication AS d ON " +
+	       "d.queue_name" + kEq + "$4 AND d.deduplication_id" + kEq + "r.dedup_id ORDER BY r.ord";
+}
+
 std::string DeleteDeduplicationSql()
 {
 	return std::string("DELETE FROM pgmq.deduplication AS d WHERE d.queue_name") + kEq + "$1";

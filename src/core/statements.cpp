@@ -62,8 +62,6 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::ReadGroupedRrIndexedDeadLetter, kDeadLetterShape},
 	{Statement::ReadGroupedHeadDeadLetter, kDeadLetterShape},
 	{Statement::ReadGroupedHeadIndexedDeadLetter, kDeadLetterShape},
-	{Statement::DeduplicationFill, {3, {P::Text, P::Text, P::Int8}}},
-	{Statement::DeduplicationFillBatch, {3, {P::Text, P::TextArray, P::Int8Array}}},
 	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
 	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatchTopic, {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
@@ -141,71 +139,64 @@ std::string RecentSendSql(const std::string &q)
 	       " ORDER BY q.msg_id DESC LIMIT 1) LIMIT 1) r ON true";
 }
 
-// A send with a deduplication id claims the id first: the id's row is
-// inserted (or taken over, once expired) with msg_id NULL, and only then is
-// the message inserted, in the same statement; DeduplicationFill then puts
-// the new msg_id in the row, before the transaction commits, so no other
-// session ever sees the NULL. A send of an id whose row has not expired
-// inserts no message and gets that row's msg_id; when the row is another
-// transaction's uncommitted first send, the unique key makes this one wait
-// for it (and then take over its row if it rolled back). A duplicate touches
-// only the deduplication row: a sender needs no DELETE on the queue.
-std::string DeduplicationClaim(const std::string &rows)
+// A send with a deduplication id, in one statement: `pre` finds the id's
+// row if it has not expired (committed, or this transaction's own); then
+// nothing is inserted and its msg_id is the result. Otherwise the message
+// is inserted and the id's row with it (an expired row is taken over).
+// When another transaction inserted the id's row after this statement's
+// snapshot (two senders racing), the unique key makes this insert wait for
+// that transaction: if it commits, the row is not this send's and `raced`
+// is true, and the adapter deletes the message again and returns the first
+// send's msg_id (core::DeduplicatedResolveSql); if it rolls back, the row is
+// this send's.
+std::string DeduplicationPre(const std::string &ids)
 {
-	const std::string expired = "d.expires_at OPERATOR(pg_catalog.<=) $5";
+	return "pre AS (SELECT d.deduplication_id, d.msg_id FROM pgmq.deduplication AS d WHERE d.queue_name" +
+	       std::string(kEq) + "$4 AND d.deduplication_id" + kEq + ids + " AND d.expires_at OPERATOR(pg_catalog.>) $5)";
+}
+
+std::string DeduplicationUpsert(const std::string &rows)
+{
 	return "d AS (INSERT INTO pgmq.deduplication AS d (queue_name, deduplication_id, msg_id, expires_at) " + rows +
-	       " ON CONFLICT (queue_name, deduplication_id) DO UPDATE SET msg_id = CASE WHEN " + expired +
-	       " THEN NULL ELSE d.msg_id END, expires_at = CASE WHEN " + expired +
-	       " THEN EXCLUDED.expires_at ELSE d.expires_at END RETURNING d.deduplication_id, d.msg_id)";
+	       " ON CONFLICT (queue_name, deduplication_id) DO UPDATE SET msg_id = EXCLUDED.msg_id, "
+	       "expires_at = EXCLUDED.expires_at WHERE d.expires_at OPERATOR(pg_catalog.<=) $5 RETURNING d.deduplication_id)";
 }
 
 constexpr const char *kDeduplicationId = " OPERATOR(pg_catalog.->>) 'x-pgmq-deduplication-id'";
 
 std::string SendDeduplicatedSql(const std::string &q)
 {
-	return "WITH " + DeduplicationClaim(std::string("VALUES ($4, $2") + kDeduplicationId + ", NULL::pg_catalog.int8, $6)") +
-	       ", m AS (INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, $1, $2 FROM d WHERE d.msg_id IS NULL " +
-	       "RETURNING q.msg_id) SELECT COALESCE((SELECT m.msg_id FROM m), d.msg_id), EXISTS (SELECT FROM m), " +
-	       "d.deduplication_id FROM d";
+	return "WITH " + DeduplicationPre(std::string("($2") + kDeduplicationId + ")") + ", m AS (INSERT INTO " + q +
+	       " AS q (vt, message, headers) SELECT $3, $1, $2 WHERE NOT EXISTS (SELECT FROM pre) RETURNING q.msg_id), " +
+	       DeduplicationUpsert(std::string("SELECT $4, $2") + kDeduplicationId + ", m.msg_id, $6 FROM m") +
+	       " SELECT COALESCE((SELECT pre.msg_id FROM pre), (SELECT m.msg_id FROM m)), EXISTS (SELECT FROM m) AND NOT " +
+	       "EXISTS (SELECT FROM d), $2" + kDeduplicationId;
 }
 
-// Within one batch an id's later elements collapse to its first. Only the
-// elements without an id and the first of each claimed id are inserted;
-// msg_ids are drawn in the order of the elements, so the n-th inserted id
-// belongs to the n-th of those.
+// Within one batch an id's later elements collapse to its first: only the
+// elements without an id and the first of each id not found in `pre` are
+// inserted. msg_ids are drawn in the order of the elements, so the n-th
+// inserted id belongs to the n-th of those.
 std::string SendBatchDeduplicatedSql(const std::string &q)
 {
 	return std::string("WITH input AS (SELECT i.message, i.headers, i.ord, i.dedup_id, CASE WHEN i.dedup_id IS NULL ") +
 	       "THEN i.ord ELSE pg_catalog.min(i.ord) OVER (PARTITION BY i.dedup_id) END AS first_ord FROM (SELECT " +
 	       "m.message, m.headers, m.ord, m.headers" + kDeduplicationId + " AS dedup_id FROM ROWS FROM " +
 	       "(pg_catalog.unnest($1), pg_catalog.unnest($2)) WITH ORDINALITY AS m(message, headers, ord)) AS i), " +
-	       DeduplicationClaim("SELECT $4, i.dedup_id, NULL::pg_catalog.int8, $6 FROM input AS i WHERE i.dedup_id IS NOT "
-	                          "NULL AND i.ord OPERATOR(pg_catalog.=) i.first_ord") +
-	       ", sendable AS (SELECT i.ord, i.message, i.headers, pg_catalog.row_number() OVER (ORDER BY i.ord) AS rn " +
-	       "FROM input AS i LEFT JOIN d ON d.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id WHERE i.ord " +
-	       "OPERATOR(pg_catalog.=) i.first_ord AND d.msg_id IS NULL), " +
+	       DeduplicationPre("ANY (ARRAY(SELECT input.dedup_id FROM input WHERE input.dedup_id IS NOT NULL))") +
+	       ", sendable AS (SELECT i.ord, i.message, i.headers, i.dedup_id, pg_catalog.row_number() OVER (ORDER BY " +
+	       "i.ord) AS rn FROM input AS i LEFT JOIN pre ON pre.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id WHERE " +
+	       "i.ord OPERATOR(pg_catalog.=) i.first_ord AND pre.deduplication_id IS NULL), " +
 	       "inserted AS (INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, s.message, s.headers FROM sendable " +
 	       "AS s ORDER BY s.ord RETURNING q.msg_id), " +
-	       "mapped AS (SELECT s.ord, n.msg_id FROM sendable AS s JOIN (SELECT inserted.msg_id, " +
+	       "mapped AS (SELECT s.ord, s.dedup_id, n.msg_id FROM sendable AS s JOIN (SELECT inserted.msg_id, " +
 	       "pg_catalog.row_number() OVER (ORDER BY inserted.msg_id) AS rn FROM inserted) AS n ON n.rn " +
-	       "OPERATOR(pg_catalog.=) s.rn) " +
-	       "SELECT COALESCE(p.msg_id, d.msg_id), p.msg_id IS NOT NULL AND i.dedup_id IS NOT NULL AND i.ord " +
-	       "OPERATOR(pg_catalog.=) i.first_ord, i.dedup_id FROM input AS i LEFT JOIN mapped AS p ON p.ord " +
-	       "OPERATOR(pg_catalog.=) i.first_ord LEFT JOIN d ON d.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id " +
-	       "ORDER BY i.ord";
-}
-
-std::string DeduplicationFillSql()
-{
-	return std::string("UPDATE pgmq.deduplication AS d SET msg_id = $3 WHERE d.queue_name") + kEq +
-	       "$1 AND d.deduplication_id" + kEq + "$2";
-}
-
-std::string DeduplicationFillBatchSql()
-{
-	return std::string("UPDATE pgmq.deduplication AS d SET msg_id = u.msg_id FROM ROWS FROM (pg_catalog.unnest($2), ") +
-	       "pg_catalog.unnest($3)) AS u(dedup_id, msg_id) WHERE d.queue_name" + kEq + "$1 AND d.deduplication_id" +
-	       kEq + "u.dedup_id";
+	       "OPERATOR(pg_catalog.=) s.rn), " +
+	       DeduplicationUpsert("SELECT $4, p.dedup_id, p.msg_id, $6 FROM mapped AS p WHERE p.dedup_id IS NOT NULL") +
+	       " SELECT COALESCE(pre.msg_id, p.msg_id), p.dedup_id IS NOT NULL AND d.deduplication_id IS NULL, i.dedup_id " +
+	       "FROM input AS i LEFT JOIN mapped AS p ON p.ord OPERATOR(pg_catalog.=) i.first_ord LEFT JOIN pre ON " +
+	       "pre.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id LEFT JOIN d ON d.deduplication_id " +
+	       "OPERATOR(pg_catalog.=) p.dedup_id ORDER BY i.ord";
 }
 
 // vt = now + min(base * 2^(read_ct - 1), max) * jitter (core::BackoffSeconds).
@@ -296,10 +287,6 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return SendDeduplicatedSql(q);
 	case Statement::SendBatchDeduplicated:
 		return SendBatchDeduplicatedSql(q);
-	case Statement::DeduplicationFill:
-		return DeduplicationFillSql();
-	case Statement::DeduplicationFillBatch:
-		return DeduplicationFillBatchSql();
 	case Statement::Retry:
 		return RetrySql(q);
 	case Statement::ReadDeadLetter:

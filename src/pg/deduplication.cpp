@@ -1,21 +1,28 @@
 // src/pg/deduplication.cpp
 // Sends with a deduplication policy (see deduplication.hpp). One statement
-// claims the ids (their rows in pgmq.deduplication) and inserts only the
-// messages whose id it claimed, or that carry none; a second one, only when
-// something was claimed, writes the new msg_ids into the claimed rows. A
-// duplicate is the first statement alone and inserts nothing: senders need
-// no privilege beyond a send's (core/statements.hpp, SendDeduplicated).
+// does the send (core/statements.hpp, SendDeduplicated): a duplicate of a
+// committed (or this transaction's) id inserts nothing. Only a send that
+// raced another transaction's first send of an id, and waited for it to
+// commit, has inserted a message it must take back: that rare path deletes
+// it again and returns the first send's msg_id (core::DeduplicatedResolveSql),
+// as the queue table's owner under SECURITY_RESTRICTED_OPERATION, because a
+// sender need not have DELETE on the queue. What it deletes is only what this
+// statement inserted (the msg_ids its INSERT returned).
 #include "pgmq/core/policy.hpp"
 #include "pgmq/core/statements.hpp"
 
 #include "pgmq/pg/deduplication.hpp"
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 
 extern "C" {
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 }
@@ -53,6 +60,37 @@ Datum MsgIdOf(uint64 row, const QueueRef &queue)
 	return msg_id;
 }
 
+Oid TableOwner(Oid relid)
+{
+	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("pgmq: relation %u disappeared", relid)));
+	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
+// The raced path: deletes the messages `drop` (inserted by this send) and
+// emits every element's msg_id (count elements; ids may hold NULLs).
+void Resolve(FunctionCallInfo fcinfo, const QueueRef &queue, Datum queue_name, Datum *drop, int ndrop, Datum *msg_ids,
+             Datum *ids, bool *id_nulls, int count)
+{
+	int dims[1] = {count};
+	int lbs[1] = {1};
+	Oid types[4] = {INT8ARRAYOID, INT8ARRAYOID, TEXTARRAYOID, TEXTOID};
+	Datum values[4] = {
+		PointerGetDatum(construct_array(drop, ndrop, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
+		PointerGetDatum(construct_array(msg_ids, count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
+		PointerGetDatum(construct_md_array(ids, id_nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT)), queue_name};
+	const char *queue_table = queue.queue_table;
+	uint64 rows = 0;
+	AsOwner(TableOwner(queue.queue_relid), [&] {
+		RunCore([&] { rows = ExecuteOnce(core::DeduplicatedResolveSql(queue_table), 4, types, values); });
+	});
+	for (uint64 i = 0; i < rows; i++)
+		EmitMsgId(fcinfo, MsgIdOf(i, queue));
+}
+
 }  // namespace
 
 bool HasDeduplicationId(Jsonb *headers)
@@ -74,16 +112,16 @@ void SendDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const Queu
 	const char nulls[6] = {send_nulls[0], send_nulls[1], send_nulls[2], ' ', ' ', ' '};
 	PolicyValues(policy, values);
 	ExecutePlan(PlanFor(queue, core::Statement::SendDeduplicated), values, nulls);
-	const Datum msg_id = MsgIdOf(0, queue);
+	Datum msg_id = MsgIdOf(0, queue);
 	bool isnull = true;
-	const bool inserted = DatumGetBool(ResultValue(0, 2, BOOLOID, &isnull));
-	if (inserted) {
-		// The id as the statement read it (->>).
-		Datum fill[3] = {values[3], ResultValue(0, 3, TEXTOID, &isnull), msg_id};
-		const char fill_nulls[3] = {' ', ' ', ' '};
-		ExecutePlan(PlanFor(core::Statement::DeduplicationFill), fill, fill_nulls);
+	if (!DatumGetBool(ResultValue(0, 2, BOOLOID, &isnull))) {
+		EmitMsgId(fcinfo, msg_id);
+		return;
 	}
-	EmitMsgId(fcinfo, msg_id);
+	// The id as the statement read it (->>).
+	bool id_null = true;
+	Datum id = ResultValue(0, 3, TEXTOID, &id_null);
+	Resolve(fcinfo, queue, values[3], &msg_id, 1, &msg_id, &id, &id_null, 1);
 }
 
 void SendBatchDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const QueuePolicy &policy,
@@ -93,27 +131,29 @@ void SendBatchDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const
 	const char nulls[6] = {batch_nulls[0], batch_nulls[1], batch_nulls[2], ' ', ' ', ' '};
 	PolicyValues(policy, values);
 	const uint64 count = ExecutePlan(PlanFor(queue, core::Statement::SendBatchDeduplicated), values, nulls);
-	// The claimed ids and their new msg_ids, for the fill.
-	auto *ids = static_cast<Datum *>(palloc(sizeof(Datum) * (count + 1)));
-	auto *msg_ids = static_cast<Datum *>(palloc(sizeof(Datum) * (count + 1)));
-	int claimed = 0;
-	for (uint64 i = 0; i < count; i++) {
-		const Datum msg_id = MsgIdOf(i, queue);
+	bool raced = false;
+	for (uint64 i = 0; i < count && !raced; i++) {
 		bool isnull = true;
-		if (DatumGetBool(ResultValue(i, 2, BOOLOID, &isnull))) {
-			ids[claimed] = ResultValue(i, 3, TEXTOID, &isnull);
-			msg_ids[claimed++] = msg_id;
-		}
-		EmitMsgId(fcinfo, msg_id);
+		raced = DatumGetBool(ResultValue(i, 2, BOOLOID, &isnull));
 	}
-	if (claimed == 0)
+	if (!raced) {
+		for (uint64 i = 0; i < count; i++)
+			EmitMsgId(fcinfo, MsgIdOf(i, queue));
 		return;
-	Datum fill[3] = {
-		values[3],
-		PointerGetDatum(construct_array(ids, claimed, TEXTOID, -1, false, TYPALIGN_INT)),
-		PointerGetDatum(construct_array(msg_ids, claimed, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE))};
-	const char fill_nulls[3] = {' ', ' ', ' '};
-	ExecutePlan(PlanFor(core::Statement::DeduplicationFillBatch), fill, fill_nulls);
+	}
+	auto *drop = static_cast<Datum *>(palloc(sizeof(Datum) * count));
+	auto *msg_ids = static_cast<Datum *>(palloc(sizeof(Datum) * count));
+	auto *ids = static_cast<Datum *>(palloc(sizeof(Datum) * count));
+	auto *id_nulls = static_cast<bool *>(palloc(sizeof(bool) * count));
+	int ndrop = 0;
+	for (uint64 i = 0; i < count; i++) {
+		bool isnull = true;
+		msg_ids[i] = MsgIdOf(i, queue);
+		if (DatumGetBool(ResultValue(i, 2, BOOLOID, &isnull)))
+			drop[ndrop++] = msg_ids[i];
+		ids[i] = ResultValue(i, 3, TEXTOID, &id_nulls[i]);
+	}
+	Resolve(fcinfo, queue, values[3], drop, ndrop, msg_ids, ids, id_nulls, static_cast<int>(count));
 }
 
 }  // namespace pgmq::pg

@@ -138,6 +138,7 @@ TEST(PolicySql, FollowsTheStatementRules)
 		RetentionArchiveBatchSql("a_jobs"),
 		ExpireDeduplicationBatchSql(),
 		DeleteDeduplicationSql(),
+		DeduplicatedResolveSql("q_jobs"),
 		ListPoliciesSql(),
 		DeadLetteredCountSql("q_dlq"),
 		RetentionQueuesSql(),

@@ -51,7 +51,7 @@ std::string Name(Statement s)
 		"SendBatchDeduplicated", "Retry", "ReadDeadLetter", "ReadConditionalDeadLetter",
 		"ReadGroupedDeadLetter", "ReadGroupedIndexedDeadLetter", "ReadGroupedRrDeadLetter",
 		"ReadGroupedRrIndexedDeadLetter", "ReadGroupedHeadDeadLetter", "ReadGroupedHeadIndexedDeadLetter",
-		"DeduplicationFill", "DeduplicationFillBatch", "NotifyThrottle", "SendTopic", "SendBatchTopic", "NotifyState",
+		"NotifyThrottle", "SendTopic", "SendBatchTopic", "NotifyState",
 	};
 	const auto index = static_cast<std::size_t>(s);
 	return index < sizeof kNames / sizeof kNames[0] ? kNames[index] : "Statement#" + std::to_string(index);
@@ -60,9 +60,9 @@ std::string Name(Statement s)
 // Statements that are not about one queue: they ignore the table names.
 bool PerQueue(Statement s)
 {
-	static_assert(static_cast<int>(Statement::Count) == 36, "name the new statement in Name()");
+	static_assert(static_cast<int>(Statement::Count) == 34, "name the new statement in Name()");
 	return s != Statement::NotifyThrottle && s != Statement::SendTopic && s != Statement::SendBatchTopic &&
-	       s != Statement::NotifyState && s != Statement::DeduplicationFill && s != Statement::DeduplicationFillBatch;
+	       s != Statement::NotifyState;
 }
 
 bool IsGroupRead(Statement s)
@@ -192,8 +192,6 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		{Statement::SendDeduplicated, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}},
 		{Statement::SendBatchDeduplicated,
 		 {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}},
-		{Statement::DeduplicationFill, {P::Text, P::Text, P::Int8}},
-		{Statement::DeduplicationFillBatch, {P::Text, P::TextArray, P::Int8Array}},
 		{Statement::Retry, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}},
 		{Statement::ReadDeadLetter, kDeadLetter},
 		{Statement::ReadConditionalDeadLetter, kConditionalDeadLetter},

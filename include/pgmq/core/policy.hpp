@@ -70,6 +70,13 @@ std::string RetentionArchiveBatchSql(std::string_view archive_table);
 // Expired deduplication ids of queue $1 (expires_at <= $2), at most $3 rows.
 std::string ExpireDeduplicationBatchSql();
 
+// After a deduplicated send raced another transaction's first send of an id
+// (statements.hpp, SendDeduplicated): ($1 msg_ids this send inserted for
+// ids it lost, $2 every element's msg_id, $3 every element's id or NULL, $4
+// queue name) -> each element's msg_id, in order: the first send's for an
+// id, else its own. Deletes the messages $1 from pgmq.<queue_table>.
+std::string DeduplicatedResolveSql(std::string_view queue_table);
+
 // drop_queue: the queue's deduplication ids ($1 queue name as in meta).
 std::string DeleteDeduplicationSql();
 

@@ -38,8 +38,8 @@ enum class Statement : unsigned char {
 	RecentSend,       // ($1 window ids, $2 msg_id identity sequence) -> (last id, msg_id,
 	                  //  seconds since its enqueued_at): the send-rate sample of partition_status
 	// Delivery policies (policy.hpp). Only queues with the policy use them.
-	SendDeduplicated,        // Send + ($4 queue name, $5 now, $6 expires_at) -> (msg_id, inserted, dedup id)
-	SendBatchDeduplicated,   // SendBatch + ($4..$6 as above) -> (msg_id, inserted first, dedup id) per element
+	SendDeduplicated,       // Send + ($4 queue name, $5 now, $6 expires_at) -> (msg_id, raced, dedup id)
+	SendBatchDeduplicated,  // SendBatch + ($4..$6 as above) -> (msg_id, raced, dedup id) per element
 	Retry,                  // ($1 msg_id, $2 now, $3 base s, $4 max s, $5 jitter factor) -> message row
 	// Dead-letter claims: ($1 now, $2 new vt, $3 qty, $4 max deliveries, $5 source
 	// queue name[, $6 condition]); their SQL names the dead-letter queue's table too
@@ -53,8 +53,6 @@ enum class Statement : unsigned char {
 	ReadGroupedHeadDeadLetter,
 	ReadGroupedHeadIndexedDeadLetter,
 	// Not per queue (IsPerQueue false: their plan-cache entry is the statement's own):
-	DeduplicationFill,       // ($1 queue name, $2 dedup id, $3 msg_id): the id's row names its message
-	DeduplicationFillBatch,  // ($1 queue name, $2 dedup ids, $3 msg_ids): the same for a batch
 	NotifyThrottle,   // ($1 queue name, $2 now) -> one row when the throttle was stamped (notify.hpp)
 	SendTopic,        // ($1 routing key, $2 msg, $3 headers, $4 vt) -> queues sent to (topic.hpp)
 	SendBatchTopic,   // ($1 routing key, $2 msgs, $3 headers, $4 vt) -> (queue_name, msg_id) rows
