@@ -33,4 +33,4 @@ SELECT pgmq.create('bq_dead');
 CREATE TABLE base.q_bq_dead (LIKE base.q_bq INCLUDING ALL);
 CREATE TABLE base.deduplication (queue_name VARCHAR NOT NULL, deduplication_id TEXT NOT NULL, msg_id BIGINT NOT NULL,
     expires_at TIMESTAMP WITH TIME ZONE NOT NULL, PRIMARY KEY (queue_name, deduplication_id));
-CREATE INDEX ON base.deduplication (queue_name, expires_at);
+CREATE INDEX ON base.deduplication (expires_at, queue_name);

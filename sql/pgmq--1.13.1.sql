@@ -517,7 +517,9 @@ CREATE TABLE pgmq.deduplication (
     CONSTRAINT deduplication_pkey PRIMARY KEY (queue_name, deduplication_id)
 );
 
-CREATE INDEX deduplication_expires_idx ON pgmq.deduplication (queue_name, expires_at);
+-- For the expiry in maintenance, led by expires_at so that a send never
+-- scans it for one id (the primary key finds that).
+CREATE INDEX deduplication_expires_idx ON pgmq.deduplication (expires_at, queue_name);
 
 SELECT pg_catalog.pg_extension_config_dump('pgmq.deduplication', '');
 

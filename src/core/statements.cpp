@@ -50,9 +50,11 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::ReadGroupedHead, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::ReadGroupedHeadIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::RecentSend, {2, {P::Int8, P::Regclass}}},
-	{Statement::SendDeduplicated, {6, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}}},
+	// Generic plans: a custom plan is no better for any id.
+	{Statement::SendDeduplicated,
+	 {6, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}, true}},
 	{Statement::SendBatchDeduplicated,
-	 {6, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}}},
+	 {6, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}, true}},
 	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
 	{Statement::ReadDeadLetter, kDeadLetterShape},
 	{Statement::ReadConditionalDeadLetter, kConditionalDeadLetterShape},
@@ -149,10 +151,14 @@ std::string RecentSendSql(const std::string &q)
 // is true, and the adapter deletes the message again and returns the first
 // send's msg_id (core::DeduplicatedResolveSql); if it rolls back, the row is
 // this send's.
+// Found by the primary key: the expiry is tested as `(...) IS TRUE`, which
+// no index can serve, so the planner never prefers the expiry index (and a
+// scan of every live id of the queue) on a table it has no statistics for.
 std::string DeduplicationPre(const std::string &ids)
 {
 	return "pre AS (SELECT d.deduplication_id, d.msg_id FROM pgmq.deduplication AS d WHERE d.queue_name" +
-	       std::string(kEq) + "$4 AND d.deduplication_id" + kEq + ids + " AND d.expires_at OPERATOR(pg_catalog.>) $5)";
+	       std::string(kEq) + "$4 AND d.deduplication_id" + kEq + ids +
+	       " AND (d.expires_at OPERATOR(pg_catalog.>) $5) IS TRUE)";
 }
 
 std::string DeduplicationUpsert(const std::string &rows)
