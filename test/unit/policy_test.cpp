@@ -163,3 +163,24 @@ TEST(PolicySql, RetentionAndRedriveSkipLockedRowsInBoundedBatches)
 }
 
 }  // namespace
+
+namespace {
+
+// A send with a deduplication id looks the id up first, by the primary key
+// only, so a known id inserts nothing; the message insert depends on it.
+TEST(DeduplicatedSend, FindsTheIdBeforeInsertingAndOnlyByItsKey)
+{
+	using pgmq::core::StatementSql;
+	for (Statement s : {Statement::SendDeduplicated, Statement::SendBatchDeduplicated}) {
+		const std::string sql = StatementSql(s, "q_jobs", "a_jobs");
+		EXPECT_TRUE(Contains(sql, "(d.expires_at OPERATOR(pg_catalog.>) $5) IS TRUE")) << sql;
+		EXPECT_TRUE(Contains(sql, "ON CONFLICT (queue_name, deduplication_id) DO UPDATE")) << sql;
+		EXPECT_TRUE(Contains(sql, "WHERE d.expires_at OPERATOR(pg_catalog.<=) $5")) << sql;
+		EXPECT_LT(sql.find("pre AS ("), sql.find("INSERT INTO pgmq.\"q_jobs\"")) << sql;
+	}
+	EXPECT_TRUE(Contains(StatementSql(Statement::SendDeduplicated, "q_jobs", "a_jobs"), "WHERE NOT EXISTS (SELECT FROM pre)"));
+	const std::string resolve = pgmq::core::DeduplicatedResolveSql("q_jobs");
+	EXPECT_TRUE(Contains(resolve, "DELETE FROM pgmq.\"q_jobs\" AS q WHERE q.msg_id OPERATOR(pg_catalog.=) ANY ($1)")) << resolve;
+}
+
+}  // namespace
