@@ -13,6 +13,7 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/partman.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/queue_relations.hpp"
 
@@ -109,6 +110,7 @@ bool DropQueue(FunctionCallInfo fcinfo)
 	const bool partitioned = HasPartitionedTable(queue);
 	Partman partman{};
 	SpiConnect();
+	const bool policy_tables = PolicyTablesExist();
 	if (partitioned)
 		FindPartman(&partman);
 	RunCore([&] {
@@ -120,7 +122,8 @@ bool DropQueue(FunctionCallInfo fcinfo)
 		// Its policy row went with the meta row (ON DELETE CASCADE); its
 		// deduplication ids, which have no foreign key (one more lookup per
 		// send), go here, while the table their row policy checks exists.
-		ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
+		if (policy_tables)
+			ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
 		if (partitioned && partman.installed)
 			ForgetPartitioning(partman, queue);
 		for (const std::string &statement : core::DropQueueStatements(std::string_view(queue.name, queue.name_len)))

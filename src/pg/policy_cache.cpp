@@ -121,6 +121,8 @@ void ReadPolicy(const QueueRef &queue, PolicyEntry *entry)
 	memset(policy, 0, sizeof *policy);
 	entry->dead_letter_table[0] = '\0';
 	entry->dead_letter_relid = InvalidOid;
+	if (!PolicyTablesExist())
+		return;
 	Oid types[1] = {TEXTOID};
 	// q_<lowercased name>: the name as every table name has it.
 	Datum values[1] = {CStringGetTextDatum(queue.queue_table + 2)};
@@ -176,6 +178,13 @@ PolicyEntry *ValidEntry(const QueueRef &queue)
 }
 
 }  // namespace
+
+bool PolicyTablesExist()
+{
+	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
+	return OidIsValid(get_relname_relid("policies", pgmq_namespace)) &&
+	       OidIsValid(get_relname_relid("deduplication", pgmq_namespace));
+}
 
 void LoadPolicy(const QueueRef &queue, QueuePolicy *policy) { *policy = ValidEntry(queue)->policy; }
 

@@ -163,6 +163,8 @@ int64 ApplyRetentionBatches(const QueueRef &queue, const QueuePolicy &policy, in
 
 void MaintainPolicies(const char *only_queue_table, MemoryContext context, Commits mode, int64 *deleted)
 {
+	if (!PolicyTablesExist())
+		return;
 	uint64 rows = 0;
 	RunCore([&] { rows = ExecuteOnce(core::RetentionQueuesSql()); });
 	// Copied out: each batch's commit reconnects SPI, which frees the result.

@@ -36,6 +36,12 @@ struct QueuePolicy {
 	Interval retention_archive_max_age;
 };
 
+// Whether this database's pgmq has the policy tables (pgmq.policies and
+// pgmq.deduplication): a library newer than the extension's SQL objects
+// (before ALTER EXTENSION pgmq UPDATE) finds none, and then every queue
+// simply has no policy.
+bool PolicyTablesExist();
+
 // The policies of a resolved queue, into *policy. Requires SPI; reads the
 // policy row (one statement) only when this backend has no valid copy.
 void LoadPolicy(const QueueRef &queue, QueuePolicy *policy);
