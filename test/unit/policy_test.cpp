@@ -14,6 +14,7 @@
 #include "core_error_assert.hpp"
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/fifo.hpp"
+#include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/statements.hpp"
 #include "sql_lexer.hpp"
 
@@ -181,6 +182,26 @@ TEST(DeduplicatedSend, FindsTheIdBeforeInsertingAndOnlyByItsKey)
 	EXPECT_TRUE(Contains(StatementSql(Statement::SendDeduplicated, "q_jobs", "a_jobs"), "WHERE NOT EXISTS (SELECT FROM pre)"));
 	const std::string resolve = pgmq::core::DeduplicatedResolveSql("q_jobs");
 	EXPECT_TRUE(Contains(resolve, "DELETE FROM pgmq.\"q_jobs\" AS q WHERE q.msg_id OPERATOR(pg_catalog.=) ANY ($1)")) << resolve;
+}
+
+}  // namespace
+
+namespace {
+
+// The policy statements that name queue tables quote them, whatever the name.
+TEST(PolicySql, QuoteEveryTableTheyName)
+{
+	using namespace pgmq::core;
+	for (const char *name : {"q_x\"; drop table t; --", "q_with space", "q_$1", "q_select"}) {
+		const std::string quoted = QualifiedTable(name);
+		for (const std::string &sql : {RedriveSql(name, name), RetentionQueueBatchSql(name),
+		                               RetentionArchiveBatchSql(name), DeadLetteredCountSql(name),
+		                               DeduplicatedResolveSql(name)}) {
+			EXPECT_TRUE(Contains(sql, quoted)) << sql;
+			const auto problems = HygieneProblems(sql, kConstants);
+			EXPECT_TRUE(problems.empty()) << JoinLines(problems) << "\n" << sql;
+		}
+	}
 }
 
 }  // namespace
