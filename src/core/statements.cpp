@@ -27,6 +27,8 @@ struct ShapeRow {
 // source queue name), and for the conditional read ($6 condition); the
 // read's generic plan, for its LIMIT.
 constexpr StatementShape kDeadLetterShape = {5, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text}, true};
+// The grouped ones are planned as their plain statements are (no forced generic plan).
+constexpr StatementShape kGroupedDeadLetterShape = {5, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text}};
 constexpr StatementShape kConditionalDeadLetterShape = {
 	6, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text, P::Jsonb}, true};
 
@@ -58,12 +60,12 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
 	{Statement::ReadDeadLetter, kDeadLetterShape},
 	{Statement::ReadConditionalDeadLetter, kConditionalDeadLetterShape},
-	{Statement::ReadGroupedDeadLetter, kDeadLetterShape},
-	{Statement::ReadGroupedIndexedDeadLetter, kDeadLetterShape},
-	{Statement::ReadGroupedRrDeadLetter, kDeadLetterShape},
-	{Statement::ReadGroupedRrIndexedDeadLetter, kDeadLetterShape},
-	{Statement::ReadGroupedHeadDeadLetter, kDeadLetterShape},
-	{Statement::ReadGroupedHeadIndexedDeadLetter, kDeadLetterShape},
+	{Statement::ReadGroupedDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedIndexedDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedRrDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedRrIndexedDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedHeadDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedHeadIndexedDeadLetter, kGroupedDeadLetterShape},
 	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
 	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatchTopic, {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}}},

@@ -212,7 +212,8 @@ SPIPlanPtr DeadLetterPlan(const QueueRef &queue, core::Statement claim)
 		for (int i = 0; i < shape.nparams; i++)
 			types[i] = ParamTypeOid(shape.params[i]);
 		const std::string sql = core::DeadLetterSql(claim, queue_table, dead_letter_table);
-		plan = CallPostgres([&] { return SPI_prepare_cursor(sql.c_str(), shape.nparams, types, CURSOR_OPT_GENERIC_PLAN); });
+		const int options = shape.generic_plan ? CURSOR_OPT_GENERIC_PLAN : 0;
+		plan = CallPostgres([&] { return SPI_prepare_cursor(sql.c_str(), shape.nparams, types, options); });
 		if (!plan)
 			throw core::CoreError(core::ErrorKind::Internal,
 			                      std::string("SPI_prepare failed: ") + SPI_result_code_string(SPI_result));
