@@ -117,6 +117,18 @@ SELECT pgmq.drop_queue('dl_dead');
 SELECT queue_name, dead_letter_queue, max_deliveries FROM pgmq.list_policies();
 SELECT message, read_ct FROM pgmq.read('dl_jobs', 0, 10);
 
+-- A dead-letter queue whose table was altered is refused, naming that
+-- table, at the read that would move into it; nothing moves or is lost.
+SELECT pgmq.create('dl_bad');
+SELECT pgmq.set_dead_letter_queue('dl_jobs', 'dl_bad', 1);
+SELECT message, read_ct FROM pgmq.read('dl_jobs', 0, 10);
+SELECT pgmq.send('dl_jobs', '{"n": "kept"}') IS NOT NULL AS sent;
+UPDATE pgmq.q_dl_jobs SET read_ct = 1;
+ALTER TABLE pgmq.q_dl_bad ALTER COLUMN headers TYPE text;
+SELECT message, read_ct FROM pgmq.read('dl_jobs', 0, 10);
+SELECT count(*) AS in_queue, (SELECT count(*) FROM pgmq.q_dl_bad) AS in_dlq FROM pgmq.q_dl_jobs;
+SELECT pgmq.drop_queue('dl_bad');
+
 -- Dropping the queue removes its policy row.
 SELECT pgmq.drop_queue('dl_jobs');
 SELECT count(*) AS policies FROM pgmq.policies;
