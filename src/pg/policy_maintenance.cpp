@@ -116,10 +116,24 @@ void MaintainQueue(const char *name, Commits mode, int64 *deleted)
 		                         name, GetUserNameFromId(owner, true), GetUserNameFromId(GetUserId(), true))));
 		return;
 	}
+	// What applies, read in a subtransaction: an error here costs this
+	// queue's run only, never the other queues' or the partition maintenance.
 	QueuePolicy policy;
-	LoadPolicy(queue, &policy);
-	for (const Step step : kSteps) {
-		if (!StepApplies(queue, policy, step))
+	bool applies[3] = {false, false, false};
+	ErrorData *error = InSubtransaction([&] {
+		LoadPolicy(queue, &policy);
+		for (int i = 0; i < 3; i++)
+			applies[i] = StepApplies(queue, policy, kSteps[i]);
+	});
+	if (error) {
+		ereport(WARNING, (errcode(error->sqlerrcode), errmsg("pgmq policy maintenance of queue \"%s\" failed: %.*s", name,
+		                                                     FirstLineLength(error->message ? error->message : ""),
+		                                                     error->message ? error->message : "")));
+		return;
+	}
+	for (int s = 0; s < 3; s++) {
+		const Step step = kSteps[s];
+		if (!applies[s])
 			continue;
 		for (;;) {
 			CHECK_FOR_INTERRUPTS();
@@ -165,23 +179,34 @@ void MaintainPolicies(const char *only_queue_table, MemoryContext context, Commi
 {
 	if (!PolicyTablesExist())
 		return;
-	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::RetentionQueuesSql()); });
-	// Copied out: each batch's commit reconnects SPI, which frees the result.
-	char **names = static_cast<char **>(MemoryContextAllocZero(context, sizeof(char *) * (rows + 1)));
+	char **names = nullptr;
 	int count = 0;
-	for (uint64 i = 0; i < rows; i++) {
-		bool isnull = true;
-		const Datum name = ResultValue(i, 1, TEXTOID, &isnull);
-		if (isnull)
-			continue;
-		char *copy = MemoryContextStrdup(context, TextDatumGetCString(name));
-		if (only_queue_table != nullptr) {
-			QueueRef queue;
-			if (!QueueOfName(copy, &queue) || strcmp(queue.queue_table, only_queue_table) != 0)
+	// Listed in a subtransaction: a failure here (say, a revoked SELECT on
+	// pgmq.policies) skips the policies, never the partition maintenance.
+	ErrorData *error = InSubtransaction([&] {
+		uint64 rows = 0;
+		RunCore([&] { rows = ExecuteOnce(core::RetentionQueuesSql()); });
+		// Copied out: each batch's commit reconnects SPI, which frees the result.
+		names = static_cast<char **>(MemoryContextAllocZero(context, sizeof(char *) * (rows + 1)));
+		for (uint64 i = 0; i < rows; i++) {
+			bool isnull = true;
+			const Datum name = ResultValue(i, 1, TEXTOID, &isnull);
+			if (isnull)
 				continue;
+			char *copy = MemoryContextStrdup(context, TextDatumGetCString(name));
+			if (only_queue_table != nullptr) {
+				QueueRef queue;
+				if (!QueueOfName(copy, &queue) || strcmp(queue.queue_table, only_queue_table) != 0)
+					continue;
+			}
+			names[count++] = copy;
 		}
-		names[count++] = copy;
+	});
+	if (error) {
+		ereport(WARNING, (errcode(error->sqlerrcode), errmsg("pgmq policy maintenance could not list the policies: %.*s",
+		                                                     FirstLineLength(error->message ? error->message : ""),
+		                                                     error->message ? error->message : "")));
+		return;
 	}
 	for (int i = 0; i < count; i++)
 		MaintainQueue(names[i], mode, deleted);
