@@ -25,4 +25,13 @@ CREATE TABLE base.a_bq (msg_id BIGINT PRIMARY KEY,
     message jsonb,
     headers jsonb);
 CREATE INDEX archived_at_idx_bq ON base.a_bq (archived_at);
+-- Delivery policies (the policies() cases of bench/run): the dead-letter
+-- queue of bq, and the baseline's own deduplication table and dead-letter
+-- table, of the same shape and indexes as pgmq's.
+SELECT pgmq.drop_queue('bq_dead') FROM pgmq.meta WHERE queue_name = 'bq_dead';
+SELECT pgmq.create('bq_dead');
+CREATE TABLE base.q_bq_dead (LIKE base.q_bq INCLUDING ALL);
+CREATE TABLE base.deduplication (queue_name VARCHAR NOT NULL, deduplication_id TEXT NOT NULL, msg_id BIGINT NOT NULL,
+    expires_at TIMESTAMP WITH TIME ZONE NOT NULL, PRIMARY KEY (queue_name, deduplication_id));
+CREATE INDEX ON base.deduplication (expires_at, queue_name);
 \ir upstream_logic.sql

@@ -456,3 +456,119 @@ CREATE FUNCTION pgmq._validate_batch_params(msgs JSONB[], headers JSONB[]) RETUR
 CREATE FUNCTION pgmq._send_batch(queue_name TEXT, msgs JSONB[], headers JSONB[], delay TIMESTAMP WITH TIME ZONE)
     RETURNS SETOF BIGINT
     AS 'MODULE_PATHNAME', 'pgmq_send_batch_headers_at' LANGUAGE C;
+
+-------------------------------------------------------------------------------
+-- Delivery policies (not in upstream), see docs/delivery.md
+-------------------------------------------------------------------------------
+-- One row per queue with a policy, under the queue's name as pgmq.meta has
+-- it. Removed with the queue (the meta row's delete cascades); a dead-letter
+-- queue that is dropped stops being one (SET NULL). Readers and senders read
+-- it (once per backend and queue, cached until the row or the queue table
+-- changes), so everyone may SELECT; only a queue's owner writes its row.
+CREATE TABLE pgmq.policies (
+    queue_name VARCHAR PRIMARY KEY
+        CONSTRAINT policies_meta_queue_name_fk REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE,
+    dead_letter_queue VARCHAR
+        CONSTRAINT policies_dead_letter_queue_fk REFERENCES pgmq.meta (queue_name) ON DELETE SET NULL,
+    max_deliveries INTEGER CHECK (max_deliveries OPERATOR(pg_catalog.>) 0),
+    retry_base_seconds INTEGER CHECK (retry_base_seconds OPERATOR(pg_catalog.>=) 0),
+    retry_max_seconds INTEGER CHECK (retry_max_seconds OPERATOR(pg_catalog.>=) retry_base_seconds),
+    deduplication_window INTERVAL,
+    retention_max_age INTERVAL,
+    retention_archive_max_age INTERVAL,
+    updated_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL
+);
+
+CREATE INDEX policies_dlq_idx ON pgmq.policies (dead_letter_queue);
+
+SELECT pg_catalog.pg_extension_config_dump('pgmq.policies', '');
+
+ALTER TABLE pgmq.policies ENABLE ROW LEVEL SECURITY;
+CREATE POLICY policies_select ON pgmq.policies FOR SELECT USING (true);
+CREATE POLICY policies_insert_own_queue ON pgmq.policies FOR INSERT
+    WITH CHECK (pgmq._is_queue_owner(queue_name));
+CREATE POLICY policies_update_own_queue ON pgmq.policies FOR UPDATE
+    USING (pgmq._is_queue_owner(queue_name)) WITH CHECK (pgmq._is_queue_owner(queue_name));
+CREATE POLICY policies_delete_own_queue ON pgmq.policies FOR DELETE
+    USING (pgmq._is_queue_owner(queue_name));
+GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.policies TO PUBLIC;
+
+-- Any change of a policy row (also a direct UPDATE, the SET NULL when a
+-- dead-letter queue is dropped, a restore) makes every backend read the
+-- queue's policy again once it commits (a relcache invalidation of the
+-- queue table).
+CREATE FUNCTION pgmq._invalidate_queue_policy() RETURNS TRIGGER
+    AS 'MODULE_PATHNAME', 'pgmq_invalidate_queue_policy' LANGUAGE C;
+CREATE TRIGGER policies_invalidate AFTER INSERT OR UPDATE OR DELETE ON pgmq.policies
+    FOR EACH ROW EXECUTE FUNCTION pgmq._invalidate_queue_policy();
+
+-- Whether the current role may send to the queue (INSERT on its table):
+-- the row-level security of pgmq.deduplication, so a sender of one queue
+-- can neither read nor plant another queue's deduplication ids.
+CREATE FUNCTION pgmq._may_send(queue_name TEXT) RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_may_send' LANGUAGE C STABLE STRICT;
+
+-- The deduplication ids sent within each queue's window: the first send of
+-- an id inserts its row (the unique key makes a racing second send wait for
+-- the first one's transaction and then find its msg_id).
+CREATE TABLE pgmq.deduplication (
+    queue_name VARCHAR NOT NULL,
+    deduplication_id TEXT NOT NULL,
+    msg_id BIGINT NOT NULL,
+    expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    CONSTRAINT deduplication_pkey PRIMARY KEY (queue_name, deduplication_id)
+);
+
+-- For the expiry in maintenance, led by expires_at so that a send never
+-- scans it for one id (the primary key finds that).
+CREATE INDEX deduplication_expires_idx ON pgmq.deduplication (expires_at, queue_name);
+
+SELECT pg_catalog.pg_extension_config_dump('pgmq.deduplication', '');
+
+ALTER TABLE pgmq.deduplication ENABLE ROW LEVEL SECURITY;
+CREATE POLICY deduplication_senders ON pgmq.deduplication FOR ALL
+    USING (pgmq._may_send(queue_name)) WITH CHECK (pgmq._may_send(queue_name));
+GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.deduplication TO PUBLIC;
+
+CREATE FUNCTION pgmq.set_dead_letter_queue(queue_name TEXT, dead_letter_queue TEXT, max_deliveries INTEGER)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_set_dead_letter_queue' LANGUAGE C;
+
+CREATE FUNCTION pgmq.clear_dead_letter_queue(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_clear_dead_letter_queue' LANGUAGE C;
+
+CREATE FUNCTION pgmq.redrive(dead_letter_queue TEXT, queue_name TEXT, qty INTEGER DEFAULT NULL) RETURNS BIGINT
+    AS 'MODULE_PATHNAME', 'pgmq_redrive' LANGUAGE C;
+
+CREATE FUNCTION pgmq.set_retry_backoff(queue_name TEXT, base_seconds INTEGER, max_seconds INTEGER) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_set_retry_backoff' LANGUAGE C;
+
+CREATE FUNCTION pgmq.clear_retry_backoff(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_clear_retry_backoff' LANGUAGE C;
+
+CREATE FUNCTION pgmq.retry(queue_name TEXT, msg_id BIGINT) RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_retry' LANGUAGE C;
+
+CREATE FUNCTION pgmq.set_deduplication(queue_name TEXT, "window" INTERVAL) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_set_deduplication' LANGUAGE C;
+
+CREATE FUNCTION pgmq.clear_deduplication(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_clear_deduplication' LANGUAGE C;
+
+CREATE FUNCTION pgmq.set_retention(queue_name TEXT, max_age INTERVAL, archive_max_age INTERVAL DEFAULT NULL)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_set_retention' LANGUAGE C;
+
+CREATE FUNCTION pgmq.clear_retention(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_clear_retention' LANGUAGE C;
+
+CREATE FUNCTION pgmq.apply_retention(queue_name TEXT) RETURNS BIGINT
+    AS 'MODULE_PATHNAME', 'pgmq_apply_retention' LANGUAGE C;
+
+-- Every queue's policies, with how many of its messages wait in its
+-- dead-letter queue now (NULL when the caller may not read that queue).
+CREATE FUNCTION pgmq.list_policies()
+    RETURNS TABLE (queue_name TEXT, dead_letter_queue TEXT, max_deliveries INTEGER, dead_lettered BIGINT,
+                   retry_base_seconds INTEGER, retry_max_seconds INTEGER, deduplication_window INTERVAL,
+                   retention_max_age INTERVAL, retention_archive_max_age INTERVAL)
+    AS 'MODULE_PATHNAME', 'pgmq_list_policies' LANGUAGE C;

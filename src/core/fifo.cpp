@@ -17,6 +17,7 @@
 
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/queue_name.hpp"
+#include "pgmq/core/statements.hpp"
 
 namespace pgmq::core {
 
@@ -89,7 +90,8 @@ std::string CreateGroupIndexSql(std::string_view queue_table)
 	       GroupKeyExpression("") + ", msg_id)";
 }
 
-std::string GroupReadSql(GroupRead kind, bool with_group_index, std::string_view queue_table)
+std::string GroupReadSql(GroupRead kind, bool with_group_index, std::string_view queue_table,
+                         std::string_view dead_letter_table)
 {
 	const std::string table = QualifiedTable(queue_table);
 	std::string picked;
@@ -128,10 +130,13 @@ std::string GroupReadSql(GroupRead kind, bool with_group_index, std::string_view
 			      "pg_catalog.bool_and(l.msg_id IS NOT NULL) OVER k AS ok FROM picked AS p LEFT JOIN locked AS l " +
 			      "ON l.msg_id OPERATOR(pg_catalog.=) p.msg_id WINDOW k AS (PARTITION BY p.head ORDER BY p.pos)) AS c " +
 			      "WHERE c.ok)";
+	const bool dead_letter = !dead_letter_table.empty();
+	const std::string under_limit = dead_letter ? " AND q.read_ct OPERATOR(pg_catalog.<) $4" : "";
+	const std::string dead_letters = dead_letter ? ", " + DeadLetterMoveSql(table, dead_letter_table, "kept") : "";
 	return "WITH RECURSIVE " + GroupHeadsCte(with_group_index, table) + ", picked AS (" + picked + "), " + kept +
 	       ", updated AS (UPDATE " + table + " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, " +
-	       "last_read_at = $1 FROM kept WHERE q.msg_id OPERATOR(pg_catalog.=) kept.msg_id RETURNING " + kMessageColumns +
-	       ", kept.head, kept.pos) SELECT u.msg_id, u.read_ct, u.enqueued_at, u.last_read_at, u.vt, u.message, " +
+	       "last_read_at = $1 FROM kept WHERE q.msg_id OPERATOR(pg_catalog.=) kept.msg_id" + under_limit + " RETURNING " +
+	       kMessageColumns + ", kept.head, kept.pos)" + dead_letters + " SELECT u.msg_id, u.read_ct, u.enqueued_at, u.last_read_at, u.vt, u.message, " +
 	       "u.headers FROM updated AS u ORDER BY " + delivery_order;
 }
 

@@ -23,6 +23,16 @@ struct ShapeRow {
 	StatementShape shape;
 };
 
+// Every dead-letter claim: ($1 now, $2 new vt, $3 qty, $4 max deliveries, $5
+// source queue name), and for the conditional read ($6 condition); the
+// read's generic plan, for its LIMIT.
+constexpr StatementShape kDeadLetterShape = {
+	6, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text, P::Int8}, true};
+// The grouped ones are planned as their plain statements are (no forced generic plan).
+constexpr StatementShape kGroupedDeadLetterShape = {5, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text}};
+constexpr StatementShape kConditionalDeadLetterShape = {
+	7, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text, P::Jsonb, P::Int8}, true};
+
 constexpr ShapeRow kShapes[] = {
 	{Statement::Send, {3, {P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatch, {3, {P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
@@ -44,6 +54,20 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::ReadGroupedHeadIndexed, {3, {P::Timestamptz, P::Timestamptz, P::Int8}}},
 	{Statement::LiveHead, {1, {P::Int8}}},
 	{Statement::RecentSend, {2, {P::Int8, P::Regclass}}},
+	// Generic plans: a custom plan is no better for any id.
+	{Statement::SendDeduplicated,
+	 {6, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}, true}},
+	{Statement::SendBatchDeduplicated,
+	 {6, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}, true}},
+	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
+	{Statement::ReadDeadLetter, kDeadLetterShape},
+	{Statement::ReadConditionalDeadLetter, kConditionalDeadLetterShape},
+	{Statement::ReadGroupedDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedIndexedDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedRrDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedRrIndexedDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedHeadDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadGroupedHeadIndexedDeadLetter, kGroupedDeadLetterShape},
 	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
 	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatchTopic, {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
@@ -124,7 +148,95 @@ std::string RecentSendSql(const std::string &q)
 	       " ORDER BY q.msg_id DESC LIMIT 1) LIMIT 1) r ON true";
 }
 
+// A send with a deduplication id, in one statement: `pre` finds the id's
+// row if it has not expired (committed, or this transaction's own); then
+// nothing is inserted and its msg_id is the result. Otherwise the message
+// is inserted and the id's row with it (an expired row is taken over).
+// When another transaction inserted the id's row after this statement's
+// snapshot (two senders racing), the unique key makes this insert wait for
+// that transaction: if it commits, the row is not this send's and `raced`
+// is true, and the adapter deletes the message again and returns the first
+// send's msg_id (core::DeduplicatedResolveSql); if it rolls back, the row is
+// this send's.
+// Found by the primary key: the expiry is tested as `(...) IS TRUE`, which
+// no index can serve, so the planner never prefers the expiry index (and a
+// scan of every live id of the queue) on a table it has no statistics for.
+std::string DeduplicationPre(const std::string &ids)
+{
+	return "pre AS (SELECT d.deduplication_id, d.msg_id FROM pgmq.deduplication AS d WHERE d.queue_name" +
+	       std::string(kEq) + "$4 AND d.deduplication_id" + kEq + ids +
+	       " AND (d.expires_at OPERATOR(pg_catalog.>) $5) IS TRUE)";
+}
+
+std::string DeduplicationUpsert(const std::string &rows)
+{
+	return "d AS (INSERT INTO pgmq.deduplication AS d (queue_name, deduplication_id, msg_id, expires_at) " + rows +
+	       " ON CONFLICT (queue_name, deduplication_id) DO UPDATE SET msg_id = EXCLUDED.msg_id, "
+	       "expires_at = EXCLUDED.expires_at WHERE d.expires_at OPERATOR(pg_catalog.<=) $5 RETURNING d.deduplication_id)";
+}
+
+constexpr const char *kDeduplicationId = " OPERATOR(pg_catalog.->>) 'x-pgmq-deduplication-id'";
+
+std::string SendDeduplicatedSql(const std::string &q)
+{
+	return "WITH " + DeduplicationPre(std::string("($2") + kDeduplicationId + ")") + ", m AS (INSERT INTO " + q +
+	       " AS q (vt, message, headers) SELECT $3, $1, $2 WHERE NOT EXISTS (SELECT FROM pre) RETURNING q.msg_id), " +
+	       DeduplicationUpsert(std::string("SELECT $4, $2") + kDeduplicationId + ", m.msg_id, $6 FROM m") +
+	       " SELECT COALESCE((SELECT pre.msg_id FROM pre), (SELECT m.msg_id FROM m)), EXISTS (SELECT FROM m) AND NOT " +
+	       "EXISTS (SELECT FROM d), $2" + kDeduplicationId;
+}
+
+// Within one batch an id's later elements collapse to its first: only the
+// elements without an id and the first of each id not found in `pre` are
+// inserted. msg_ids are drawn in the order of the elements, so the n-th
+// inserted id belongs to the n-th of those.
+std::string SendBatchDeduplicatedSql(const std::string &q)
+{
+	return std::string("WITH input AS (SELECT i.message, i.headers, i.ord, i.dedup_id, CASE WHEN i.dedup_id IS NULL ") +
+	       "THEN i.ord ELSE pg_catalog.min(i.ord) OVER (PARTITION BY i.dedup_id) END AS first_ord FROM (SELECT " +
+	       "m.message, m.headers, m.ord, m.headers" + kDeduplicationId + " AS dedup_id FROM ROWS FROM " +
+	       "(pg_catalog.unnest($1), pg_catalog.unnest($2)) WITH ORDINALITY AS m(message, headers, ord)) AS i), " +
+	       DeduplicationPre("ANY (ARRAY(SELECT input.dedup_id FROM input WHERE input.dedup_id IS NOT NULL))") +
+	       ", sendable AS (SELECT i.ord, i.message, i.headers, i.dedup_id, pg_catalog.row_number() OVER (ORDER BY " +
+	       "i.ord) AS rn FROM input AS i LEFT JOIN pre ON pre.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id WHERE " +
+	       "i.ord OPERATOR(pg_catalog.=) i.first_ord AND pre.deduplication_id IS NULL), " +
+	       "inserted AS (INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, s.message, s.headers FROM sendable " +
+	       "AS s ORDER BY s.ord RETURNING q.msg_id), " +
+	       "mapped AS (SELECT s.ord, s.dedup_id, n.msg_id FROM sendable AS s JOIN (SELECT inserted.msg_id, " +
+	       "pg_catalog.row_number() OVER (ORDER BY inserted.msg_id) AS rn FROM inserted) AS n ON n.rn " +
+	       "OPERATOR(pg_catalog.=) s.rn), " +
+	       DeduplicationUpsert("SELECT $4, p.dedup_id, p.msg_id, $6 FROM mapped AS p WHERE p.dedup_id IS NOT NULL") +
+	       " SELECT COALESCE(pre.msg_id, p.msg_id), p.dedup_id IS NOT NULL AND d.deduplication_id IS NULL, i.dedup_id " +
+	       "FROM input AS i LEFT JOIN mapped AS p ON p.ord OPERATOR(pg_catalog.=) i.first_ord LEFT JOIN pre ON " +
+	       "pre.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id LEFT JOIN d ON d.deduplication_id " +
+	       "OPERATOR(pg_catalog.=) p.dedup_id ORDER BY i.ord";
+}
+
+// vt = now + min(base * 2^(read_ct - 1), max) * jitter (core::BackoffSeconds).
+std::string RetrySql(const std::string &q)
+{
+	return "UPDATE " + q + " AS q SET vt = $2 OPERATOR(pg_catalog.+) pg_catalog.make_interval(0, 0, 0, 0, 0, 0, " +
+	       "pg_catalog.float8mul(LEAST(pg_catalog.float8mul($3::pg_catalog.float8, pg_catalog.power(2::pg_catalog.float8, " +
+	       "LEAST(GREATEST(q.read_ct OPERATOR(pg_catalog.-) 1, 0), 62)::pg_catalog.float8)), $4::pg_catalog.float8), $5)) " +
+	       "WHERE q.msg_id" + kEq + "$1 RETURNING " + kMessageColumns;
+}
+
 }  // namespace
+
+std::string DeadLetterMoveSql(const std::string &q, std::string_view dead_letter_table, const std::string &picked)
+{
+	// The row's own read_ct decides (the locked, newest version): a row is
+	// either deleted here or claimed by the statement's UPDATE, never both.
+	return "moved AS (DELETE FROM " + q + " AS q USING " + picked + " AS p WHERE q.msg_id" + kEq + "p.msg_id AND " +
+	       "q.read_ct OPERATOR(pg_catalog.>=) $4 RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.message, q.headers), " +
+	       "dead AS (INSERT INTO " + QualifiedTable(dead_letter_table) + " (vt, message, headers) SELECT $1, m.message, " +
+	       "CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.=) 'object' THEN m.headers ELSE " +
+	       "'{}'::pg_catalog.jsonb END OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('x-pgmq-dead-letter', " +
+	       "pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('queue', $5::pg_catalog.text, 'msg_id', m.msg_id, " +
+	       "'read_ct', m.read_ct, 'enqueued_at', m.enqueued_at, 'moved_at', $1::pg_catalog.timestamptz, " +
+	       "'headers', CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.=) 'object' THEN NULL " +
+	       "ELSE m.headers END))) FROM moved AS m)";
+}
 
 const StatementShape &ShapeOf(Statement statement)
 {
@@ -188,10 +300,83 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		       " AS q WHERE q.msg_id OPERATOR(pg_catalog.>=) $1";
 	case Statement::RecentSend:
 		return RecentSendSql(q);
+	case Statement::SendDeduplicated:
+		return SendDeduplicatedSql(q);
+	case Statement::SendBatchDeduplicated:
+		return SendBatchDeduplicatedSql(q);
+	case Statement::Retry:
+		return RetrySql(q);
+	case Statement::ReadDeadLetter:
+	case Statement::ReadConditionalDeadLetter:
+	case Statement::ReadGroupedDeadLetter:
+	case Statement::ReadGroupedIndexedDeadLetter:
+	case Statement::ReadGroupedRrDeadLetter:
+	case Statement::ReadGroupedRrIndexedDeadLetter:
+	case Statement::ReadGroupedHeadDeadLetter:
+	case Statement::ReadGroupedHeadIndexedDeadLetter:
+		throw CoreError(ErrorKind::Internal, "a dead-letter claim needs its dead-letter queue (DeadLetterSql)");
 	case Statement::Count:
 		break;
 	}
 	throw CoreError(ErrorKind::Internal, "unknown statement");
+}
+
+Statement DeadLetterClaimOf(Statement claim)
+{
+	switch (claim) {
+	case Statement::Read:
+		return Statement::ReadDeadLetter;
+	case Statement::ReadConditional:
+		return Statement::ReadConditionalDeadLetter;
+	case Statement::ReadGrouped:
+		return Statement::ReadGroupedDeadLetter;
+	case Statement::ReadGroupedIndexed:
+		return Statement::ReadGroupedIndexedDeadLetter;
+	case Statement::ReadGroupedRr:
+		return Statement::ReadGroupedRrDeadLetter;
+	case Statement::ReadGroupedRrIndexed:
+		return Statement::ReadGroupedRrIndexedDeadLetter;
+	case Statement::ReadGroupedHead:
+		return Statement::ReadGroupedHeadDeadLetter;
+	case Statement::ReadGroupedHeadIndexed:
+		return Statement::ReadGroupedHeadIndexedDeadLetter;
+	default:
+		return Statement::Count;
+	}
+}
+
+std::string DeadLetterSql(Statement claim, std::string_view queue_table, std::string_view dead_letter_table)
+{
+	const std::string q = QualifiedTable(queue_table);
+	switch (claim) {
+	case Statement::ReadDeadLetter:
+	case Statement::ReadConditionalDeadLetter: {
+		const bool conditional = claim == Statement::ReadConditionalDeadLetter;
+		const char *filter = conditional ? " AND message OPERATOR(pg_catalog.@>) $6" : "";
+		// The plain read's pick (PickVisible), once (a CTE used twice is
+		// materialized), then the move and the claim.
+		return "WITH picked AS (SELECT q.msg_id FROM " + q + " AS q" +
+		       PickVisible(q, "$3", conditional ? "$7" : "$6", filter) + "), " +
+		       DeadLetterMoveSql(q, dead_letter_table, "picked") + ", claimed AS (UPDATE " + q +
+		       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1 FROM picked AS p " +
+		       "WHERE q.msg_id" + kEq + "p.msg_id AND q.read_ct OPERATOR(pg_catalog.<) $4 RETURNING " + kMessageColumns +
+		       ")" + kOldestFirst;
+	}
+	case Statement::ReadGroupedDeadLetter:
+	case Statement::ReadGroupedIndexedDeadLetter:
+		return GroupReadSql(GroupRead::Batch, claim == Statement::ReadGroupedIndexedDeadLetter, queue_table,
+		                    dead_letter_table);
+	case Statement::ReadGroupedRrDeadLetter:
+	case Statement::ReadGroupedRrIndexedDeadLetter:
+		return GroupReadSql(GroupRead::RoundRobin, claim == Statement::ReadGroupedRrIndexedDeadLetter, queue_table,
+		                    dead_letter_table);
+	case Statement::ReadGroupedHeadDeadLetter:
+	case Statement::ReadGroupedHeadIndexedDeadLetter:
+		return GroupReadSql(GroupRead::Head, claim == Statement::ReadGroupedHeadIndexedDeadLetter, queue_table,
+		                    dead_letter_table);
+	default:
+		throw CoreError(ErrorKind::Internal, "not a dead-letter claim");
+	}
 }
 
 }  // namespace pgmq::core

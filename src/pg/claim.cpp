@@ -9,7 +9,12 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/wakeup.hpp"
+
+extern "C" {
+#include "utils/builtins.h"
+}
 
 namespace pgmq::pg {
 
@@ -23,10 +28,35 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	const bool conditional = request.condition != nullptr;
 	// read: ($1 now, $2 vt, $3 qty, $4 head); conditional: ($4 condition,
 	// $5 head); FIFO reads take the first three.
-	Datum values[5] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
+	Datum values[7] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
 	                   Int64GetDatum(request.qty), conditional ? PointerGetDatum(request.condition) : head, head};
-	const char nulls[5] = {' ', ' ', ' ', ' ', ' '};
-	return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
+	const char nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	if (!request.dead_letter)
+		return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
+	// A queue with a dead-letter policy claims with the statement that also
+	// moves the rows at the delivery limit: ($4 max deliveries, $5 queue
+	// name[, $6 condition], head last; grouped reads take five).
+	values[3] = Int64GetDatum(request.max_deliveries);
+	values[4] = request.queue_name;
+	values[5] = conditional ? PointerGetDatum(request.condition) : head;
+	values[6] = head;
+	Oid dead_letter_relid;
+	SPIPlanPtr plan = DeadLetterPlan(request.queue, core::DeadLetterClaimOf(request.statement), &dead_letter_relid);
+	// The move inserts into the dead-letter queue: announced as a send there.
+	BeginSend(dead_letter_relid);
+	return ExecutePlan(plan, values, nulls);
+}
+
+// Fills the request's dead-letter fields from the queue's policy. Requires SPI.
+void ApplyPolicy(ClaimRequest *request)
+{
+	QueuePolicy policy;
+	LoadPolicy(request->queue, &policy);
+	request->dead_letter = policy.dead_letter && core::DeadLetterClaimOf(request->statement) != core::Statement::Count;
+	if (!request->dead_letter)
+		return;
+	request->max_deliveries = policy.max_deliveries;
+	request->queue_name = CStringGetTextDatum(policy.queue_name);
 }
 
 // After an attempt claimed rows and emitted them: reads that start at the
@@ -35,7 +65,7 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 void AfterClaim(const ClaimRequest &request, TimestampTz now)
 {
 	if (request.statement == core::Statement::Read || request.statement == core::Statement::ReadConditional)
-		AdvanceQueueHead(request.queue, now);
+		AdvanceQueueHead(request.queue, now);  // also after a dead-letter claim, which starts there too
 }
 
 // Attempts until rows are claimed or the schedule ends; emits them.
@@ -80,6 +110,9 @@ void DecodeClaim(FunctionCallInfo fcinfo, core::Statement statement, ClaimReques
 	request->qty = PG_GETARG_INT32(2);
 	RunCore([request] { core::CheckQuantity(request->qty); });
 	request->condition = nullptr;
+	request->dead_letter = false;
+	request->max_deliveries = 0;
+	request->queue_name = Datum(0);
 	request->poll = false;
 	request->schedule = core::PollSchedule{};
 }
@@ -97,9 +130,11 @@ void DecodePollSchedule(FunctionCallInfo fcinfo, int max_poll_seconds_argno, int
 	request->poll = true;
 }
 
-void Claim(FunctionCallInfo fcinfo, const ClaimRequest &request)
+void Claim(FunctionCallInfo fcinfo, const ClaimRequest &decoded)
 {
 	SpiConnect();
+	ClaimRequest request = decoded;
+	ApplyPolicy(&request);
 	if (request.poll) {
 		PollForMessages(fcinfo, request);
 	} else {

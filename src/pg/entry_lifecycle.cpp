@@ -6,12 +6,14 @@
 // row in pgmq.meta.
 #include "pgmq/core/ddl.hpp"
 #include "pgmq/core/partition.hpp"
+#include "pgmq/core/policy.hpp"
 #include "pgmq/core/queue_name.hpp"
 
 #include <vector>
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/partman.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/queue_relations.hpp"
 
@@ -108,6 +110,7 @@ bool DropQueue(FunctionCallInfo fcinfo)
 	const bool partitioned = HasPartitionedTable(queue);
 	Partman partman{};
 	SpiConnect();
+	const bool policy_tables = PolicyTablesExist();
 	if (partitioned)
 		FindPartman(&partman);
 	RunCore([&] {
@@ -116,6 +119,11 @@ bool DropQueue(FunctionCallInfo fcinfo)
 		Oid types[1] = {TEXTOID};
 		Datum values[1] = {name_datum};
 		ExecuteOnce(core::DeleteMetaSql(), 1, types, values);
+		// Its policy row went with the meta row (ON DELETE CASCADE); its
+		// deduplication ids, which have no foreign key (one more lookup per
+		// send), go here, while the table their row policy checks exists.
+		if (policy_tables)
+			ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
 		if (partitioned && partman.installed)
 			ForgetPartitioning(partman, queue);
 		for (const std::string &statement : core::DropQueueStatements(std::string_view(queue.name, queue.name_len)))

@@ -10,6 +10,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/partman.hpp"
+#include "pgmq/pg/policy_maintenance.hpp"
 #include "pgmq/pg/queue.hpp"
 
 using namespace pgmq;
@@ -31,6 +32,10 @@ PGMQ_FUNCTION(pgmq_run_partition_maintenance)
 	// Outlives the commits: it belongs to the CALL, not to a transaction.
 	MemoryContext keep = CurrentMemoryContext;
 	SpiConnect(nonatomic);
+	// Retention and deduplication expiry of queues with such policies first:
+	// they need no pg_partman.
+	int64 policy_deleted = 0;
+	MaintainPolicies(queue_table, keep, nonatomic ? Commits::Procedure : Commits::None, &policy_deleted);
 	Partman partman;
 	FindPartman(&partman);
 	RequirePartman(partman);
@@ -41,9 +46,9 @@ PGMQ_FUNCTION(pgmq_run_partition_maintenance)
 	MaintenanceTally tally{};
 	MaintainTables(partman, &list, nonatomic ? Commits::Procedure : Commits::None, &tally);
 	ereport(DEBUG1, (errmsg("pgmq partition maintenance: %d tables, %d failed, %d skipped, %d with messages in the "
-	                        "default partition, %lld partitions premade, %lld dropped",
+	                        "default partition, %lld partitions premade, %lld dropped, %lld rows deleted by policies",
 	                        tally.tables, tally.failures, tally.skipped, tally.spilled, static_cast<long long>(tally.created),
-	                        static_cast<long long>(tally.dropped))));
+	                        static_cast<long long>(tally.dropped), static_cast<long long>(policy_deleted))));
 	SpiFinish();
 	PG_RETURN_VOID();
 }

@@ -4,6 +4,7 @@
 // jsonb headers; vt is the time it becomes visible to readers.
 #include "pgmq/core/statements.hpp"
 
+#include "pgmq/pg/deduplication.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/message_args.hpp"
@@ -28,16 +29,23 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[3] = {NullFlag(PG_ARGISNULL(1)), NullFlag(headers_null), ' '};
 	SpiConnect();
-	BeginSend(queue);
-	const bool sent = ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls) == 1;
-	NoteMessagesSent(queue);
-	EmitRows(fcinfo);  // checks that the row is a bigint
-	if (sent) {
-		bool isnull;
-		const Datum msg_id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		if (!isnull)
-			NoteFirstSentId(queue, DatumGetInt64(msg_id));
+	// Announced before the insert takes an id (head_hint.hpp).
+	BeginSend(queue.queue_relid);
+	QueuePolicy policy;
+	LoadPolicy(queue, &policy);
+	if (policy.deduplication && !headers_null && HasDeduplicationId(DatumGetJsonbP(values[1]))) {
+		SendDeduplicated(fcinfo, queue, policy, values, nulls);
+	} else {
+		const bool sent = ExecutePlan(PlanFor(queue, core::Statement::Send), values, nulls) == 1;
+		EmitRows(fcinfo);  // checks that the row is a bigint
+		if (sent) {
+			bool isnull;
+			const Datum msg_id = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			if (!isnull)
+				NoteFirstSentId(queue.queue_relid, DatumGetInt64(msg_id));
+		}
 	}
+	NoteMessagesSent(queue);
 	SpiFinish();
 	return Datum(0);
 }
@@ -54,12 +62,18 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 	Datum values[3] = {PointerGetDatum(msgs), PointerGetDatum(headers), TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
 	const char nulls[3] = {' ', NullFlag(!headers), ' '};
 	SpiConnect();
-	// Streamed into the result: a batch of any size returns its ids in
-	// bounded memory.
-	BeginSend(queue);
-	int64 first_id = PG_INT64_MIN;
-	if (ExecutePlanIntoResult(fcinfo, PlanFor(queue, core::Statement::SendBatch), values, nulls, &first_id) > 0)
-		NoteFirstSentId(queue, first_id);
+	BeginSend(queue.queue_relid);
+	QueuePolicy policy;
+	LoadPolicy(queue, &policy);
+	if (policy.deduplication && headers) {
+		SendBatchDeduplicated(fcinfo, queue, policy, values, nulls);
+	} else {
+		// Streamed into the result: a batch of any size returns its ids in
+		// bounded memory.
+		int64 first_id = PG_INT64_MIN;
+		if (ExecutePlanIntoResult(fcinfo, PlanFor(queue, core::Statement::SendBatch), values, nulls, &first_id) > 0)
+			NoteFirstSentId(queue.queue_relid, first_id);
+	}
 	NoteMessagesSent(queue);
 	SpiFinish();
 	return Datum(0);

@@ -88,7 +88,7 @@ QueueHeadEntry *refreshing_entry = nullptr;
 int64 AsInt64(uint64 bits) { return static_cast<int64>(bits); }
 uint64 AsBits(int64 value) { return static_cast<uint64>(value); }
 
-uint64 KeyOf(const QueueRef &queue) { return (static_cast<uint64>(MyDatabaseId) << 32) | queue.queue_relid; }
+uint64 KeyOf(Oid queue_relid) { return (static_cast<uint64>(MyDatabaseId) << 32) | queue_relid; }
 
 Size SharedSize(int slots) { return add_size(offsetof(HeadShared, slots), mul_size(slots, sizeof(SendingSlot))); }
 
@@ -288,7 +288,7 @@ void Refresh(const QueueRef &queue, QueueHeadEntry *entry, TimestampTz now)
 		return;
 
 	pg_memory_barrier();
-	const int64 senders = SendersBound(KeyOf(queue));
+	const int64 senders = SendersBound(KeyOf(queue.queue_relid));
 	if (senders == kUnknown)
 		return;
 	pg_memory_barrier();
@@ -325,7 +325,7 @@ int64 QueueHead(const QueueRef &queue, TimestampTz now)
 {
 	if (!shared)
 		return kUnknown;
-	const uint64 key = KeyOf(queue);
+	const uint64 key = KeyOf(queue.queue_relid);
 	int64 head = kUnknown;
 	LWLockAcquire(entries_lock, LW_SHARED);
 	QueueHeadEntry *entry = FindEntry(key);
@@ -350,7 +350,7 @@ void AdvanceQueueHead(const QueueRef &queue, TimestampTz now)
 	if (!shared || refreshing_entry || IsolationUsesXactSnapshot())
 		return;
 	LWLockAcquire(entries_lock, LW_SHARED);
-	QueueHeadEntry *entry = FindEntry(KeyOf(queue));
+	QueueHeadEntry *entry = FindEntry(KeyOf(queue.queue_relid));
 	uint32 idle = 0;
 	if (entry && Due(pg_atomic_read_u64(&entry->last_refresh), refresh_interval_ms, now) &&
 	    pg_atomic_compare_exchange_u32(&entry->refreshing, &idle, 1)) {
@@ -364,12 +364,12 @@ void AdvanceQueueHead(const QueueRef &queue, TimestampTz now)
 	ReleaseRefresh();
 }
 
-void BeginSend(const QueueRef &queue)
+void BeginSend(Oid queue_relid)
 {
 	SendingSlot *slot = MySlot();
-	if (!slot || my_overflow)
+	if (!slot || my_overflow || !OidIsValid(queue_relid))
 		return;
-	const uint64 key = KeyOf(queue);
+	const uint64 key = KeyOf(queue_relid);
 	for (int k = 0; k < my_sends; k++)
 		if (pg_atomic_read_u64(&slot->key[k]) == key)
 			return;
@@ -387,12 +387,12 @@ void BeginSend(const QueueRef &queue)
 	pg_memory_barrier();
 }
 
-void NoteFirstSentId(const QueueRef &queue, int64 msg_id)
+void NoteFirstSentId(Oid queue_relid, int64 msg_id)
 {
 	SendingSlot *slot = MySlot();
 	if (!slot)
 		return;
-	const uint64 key = KeyOf(queue);
+	const uint64 key = KeyOf(queue_relid);
 	for (int k = 0; k < my_sends; k++)
 		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) == kUnknown)
 			pg_atomic_write_u64(&slot->low[k], AsBits(msg_id));

@@ -21,6 +21,7 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/partman.hpp"
+#include "pgmq/pg/policy_maintenance.hpp"
 
 extern "C" {
 #include "miscadmin.h"
@@ -222,8 +223,12 @@ void pgmq_maintenance_worker_main(Datum)
 	if (has_pgmq)
 		FindPartman(&partman);
 	MaintenanceTally tally{};
+	MemoryContext keep = AllocSetContextCreate(TopMemoryContext, "pgmq maintenance", ALLOCSET_DEFAULT_SIZES);
+	int64 policy_deleted = 0;
+	// Retention and deduplication expiry (delivery policies) need no pg_partman.
+	if (has_pgmq)
+		MaintainPolicies(nullptr, keep, Commits::Worker, &policy_deleted);
 	if (has_pgmq && partman.installed) {
-		MemoryContext keep = AllocSetContextCreate(TopMemoryContext, "pgmq maintenance", ALLOCSET_DEFAULT_SIZES);
 		MaintainedTables list;
 		ListMaintainedTables(partman, nullptr, keep, &list);
 		MaintainTables(partman, &list, Commits::Worker, &tally);
@@ -232,6 +237,9 @@ void pgmq_maintenance_worker_main(Datum)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, nullptr);
+	if (policy_deleted > 0)
+		ereport(DEBUG1, (errmsg("pgmq maintenance of database \"%s\": %lld rows deleted by retention and "
+		                        "deduplication policies", target.database, static_cast<long long>(policy_deleted))));
 	if (!has_pgmq || !partman.installed)
 		ereport(DEBUG1, (errmsg("pgmq maintenance: database \"%s\" has no %s: nothing to maintain", target.database,
 		                        has_pgmq ? "pg_partman" : "pgmq")));

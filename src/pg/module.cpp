@@ -4,6 +4,7 @@
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/maintenance_worker.hpp"
 #include "pgmq/pg/notify_throttle.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
@@ -15,6 +16,7 @@ PGDLLEXPORT void _PG_init(void);
 void _PG_init(void)
 {
 	pgmq::pg::InitPlanCache();
+	pgmq::pg::InitPolicyCache();
 	pgmq::pg::InitWakeup();
 	pgmq::pg::InitHeadHints();
 	pgmq::pg::InitNotifyThrottle();

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
@@ -64,7 +65,9 @@ uint64 use_clock = 0;
 List *evicted_plans = NIL;  // in the cache's context, freed at transaction end
 uint64 invalidations = 0;   // relcache invalidations seen, to detect one during verification
 
-Oid TypeOid(core::ParamType type) noexcept
+}  // namespace
+
+Oid ParamTypeOid(core::ParamType type) noexcept
 {
 	switch (type) {
 	case core::ParamType::Int8:
@@ -81,9 +84,15 @@ Oid TypeOid(core::ParamType type) noexcept
 		return JSONBARRAYOID;
 	case core::ParamType::Regclass:
 		return REGCLASSOID;
+	case core::ParamType::TextArray:
+		return TEXTARRAYOID;
+	case core::ParamType::Float8:
+		return FLOAT8OID;
 	}
 	return InvalidOid;
 }
+
+namespace {
 
 HTAB *PlanTable()
 {
@@ -134,6 +143,7 @@ void FreeEvictedPlans(XactEvent event, void *)
 void ForgetVerification(Datum, Oid relid)
 {
 	invalidations++;
+	ForgetPolicies(relid);
 	if (!plan_table)
 		return;
 	HASH_SEQ_STATUS scan;
@@ -177,7 +187,7 @@ SPIPlanPtr Prepare(const char *queue_table, const char *archive_table, core::Sta
 		const core::StatementShape &shape = core::ShapeOf(statement);
 		Oid types[core::kMaxStatementParams];
 		for (int i = 0; i < shape.nparams; i++)
-			types[i] = TypeOid(shape.params[i]);
+			types[i] = ParamTypeOid(shape.params[i]);
 		const std::string sql = core::StatementSql(statement, queue_table, archive_table);
 		const int options = shape.generic_plan ? CURSOR_OPT_GENERIC_PLAN : 0;
 		plan = CallPostgres([&] { return SPI_prepare_cursor(sql.c_str(), shape.nparams, types, options); });

@@ -207,6 +207,18 @@ def booleans():
     return [("true", True), ("false", False)]
 
 
+def intervals():
+    return [
+        ("zero", "0"),
+        ("negative", "-1 hour"),
+        ("one microsecond", "1 microsecond"),
+        ("months", "1 month"),
+        ("mixed signs", "1 day -25 hours"),
+        ("huge", "178000000 years"),
+        ("infinity", "infinity"),  # PostgreSQL 17+; earlier ones refuse it as input
+    ]
+
+
 BAD_VALUES = {
     "text": None,  # names() or texts(), by argument name
     "integer": int4s,
@@ -216,9 +228,10 @@ BAD_VALUES = {
     "jsonb[]": jsonb_arrays,
     "bigint[]": int8_arrays,
     "timestamp with time zone": timestamps,
+    "interval": intervals,
 }
 
-NAME_ARGUMENTS = {"queue_name", "table_name"}
+NAME_ARGUMENTS = {"queue_name", "table_name", "dead_letter_queue"}
 
 # Good values by argument name, then by type: a call with only these should
 # reach the function's real work, so that each bad value is tested alone.
@@ -245,6 +258,14 @@ GOOD_BY_NAME = {
     "pattern": "victim.*",
     "routing_key": "victim.a",
     "extension_name": "pgmq",
+    # Delivery policies: a dead-letter queue of the victim, made in setup.
+    "dead_letter_queue": "victim_dlq",
+    "max_deliveries": 5,
+    "base_seconds": 1,
+    "max_seconds": 10,
+    "window": "1 hour",
+    "max_age": "1 day",
+    "archive_max_age": "1 day",
 }
 # A plain queue cannot become partitioned: create_partitioned gets a queue of
 # its own, created by its first call and found again by the later ones.
@@ -258,6 +279,7 @@ GOOD_BY_TYPE = {
     "jsonb[]": ['{"h": 1}', '{"h": 2}'],
     "bigint[]": [1, 2],
     "timestamp with time zone": "2000-01-01 00:00:00+00",
+    "interval": "1 hour",
 }
 
 
@@ -324,6 +346,8 @@ class Sweep:
         c.execute("CREATE SCHEMA IF NOT EXISTS partman")
         c.execute("CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman")
         c.execute("CREATE EXTENSION IF NOT EXISTS pgmq")
+        # The dead-letter queue the policy functions name (and redrive reads).
+        c.execute("SELECT pgmq.create('victim_dlq')")
         # Sentinels: no call names them; they must come out untouched.
         c.execute("SELECT pgmq.create('sentinel')")
         c.execute("SELECT pgmq.send_batch('sentinel', ARRAY(SELECT jsonb_build_object('n', i) "

@@ -20,6 +20,12 @@ for sync in off; do  # the smoke leaves synchronous_commit = on out
     done
   done
 done
+for op in send_dedup_c1 read10_delete_dead_letter_c1; do
+  for m in "${op}_sync_off msgs/s" "${op}_sync_off_cpu us/msg"; do
+    read -r name unit <<<"$m"
+    expected+=("$name $unit" "${name}_baseline $unit" "$name ratio_vs_baseline")
+  done
+done
 expected+=("backlog_messages messages")
 for side in "" _baseline; do
   expected+=("backlog_read_25pct_vs_100pct$side ratio" "backlog_autovacuums$side vacuums")

@@ -5,7 +5,7 @@
 #    create_partitioned exists), with messages (read, delayed, with headers),
 #    archives, a FIFO group index, insert-notify triggers;
 #  - the extension's configuration tables: meta, notify_insert_throttle,
-#    topic_bindings (their rows are dumped as extension configuration;
+#    topic_bindings, policies, deduplication (their rows are dumped as extension configuration;
 #    queue tables are ordinary tables, not extension members);
 #  - afterwards every row is identical (same msg_ids, same timestamps), every
 #    sequence continues after the highest id ever allocated, and sends,
@@ -80,6 +80,11 @@ SELECT pgmq.send('DR_Mixed', '{\"m\": 3}', '{\"x-pgmq-group\": \"g\"}'::jsonb);
 SELECT pgmq.bind_topic('orders.*', 'dr_plain');
 SELECT pgmq.bind_topic('#', 'DR_Mixed');
 SELECT pgmq.archive('DR_Mixed', ARRAY[1::bigint]);
+SELECT pgmq.set_dead_letter_queue('dr_plain', 'dr_unlogged', 3);
+SELECT pgmq.set_retry_backoff('dr_plain', 2, 60);
+SELECT pgmq.set_deduplication('DR_Mixed', '1 day');
+SELECT pgmq.set_retention('dr_unlogged', '30 days', '90 days');
+SELECT pgmq.send('DR_Mixed', '{\"m\": 4}', '{\"x-pgmq-deduplication-id\": \"once\"}'::jsonb);
 " >/dev/null 2>&1 || fail "populating $SRC"
 queues="dr_plain dr_unlogged DR_Mixed"
 if [ "$partitioned" = t ]; then
@@ -106,6 +111,11 @@ snapshot() {
       SELECT 'throttle', * FROM pgmq.list_notify_insert_throttles()"
     q "$db" "SET TIME ZONE 'UTC';
       SELECT 'binding', pattern, queue_name, bound_at, compiled_regex FROM pgmq.topic_bindings ORDER BY 2, 3"
+    q "$db" "SET TIME ZONE 'UTC';
+      SELECT 'policy', queue_name, dead_letter_queue, max_deliveries, retry_base_seconds, retry_max_seconds,
+             deduplication_window, retention_max_age, retention_archive_max_age, updated_at FROM pgmq.policies ORDER BY 2"
+    q "$db" "SET TIME ZONE 'UTC';
+      SELECT 'deduplication', * FROM pgmq.deduplication ORDER BY 2, 3"
     q "$db" "SELECT 'table', c.relname, c.relkind, c.relpersistence FROM pg_class c
       WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind IN ('r', 'p') ORDER BY 2"
     q "$db" "SELECT 'index', indexname, indexdef FROM pg_indexes WHERE schemaname = 'pgmq' ORDER BY 2"
@@ -146,7 +156,7 @@ say "ok: meta, throttles, bindings, tables, indexes, triggers, partman config, s
 
 # --- the copy works ----------------------------------------------------------------
 check "$DST" "queue tables are not extension members; the configuration tables are" "
-  SELECT array_agg(c.relname ORDER BY c.relname) = ARRAY['meta', 'notify_insert_throttle', 'topic_bindings']::name[]
+  SELECT array_agg(c.relname ORDER BY c.relname) = ARRAY['deduplication', 'meta', 'notify_insert_throttle', 'policies', 'topic_bindings']::name[]
     FROM pg_depend d JOIN pg_class c ON c.oid = d.objid AND d.classid = 'pg_class'::regclass
    WHERE d.deptype = 'e' AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pgmq')"
 for name in $queues; do
@@ -155,6 +165,15 @@ for name in $queues; do
     WITH sent AS (SELECT pgmq.send('$name', '{\"after\": \"restore\"}') AS id)
     SELECT id = $(q "$SRC" "SELECT pg_sequence_last_value('pgmq.q_${table}_msg_id_seq')") + 1 FROM sent"
 done
+check "$DST" "a deduplication id sent before the dump still deduplicates" "
+  SELECT pgmq.send('DR_Mixed', '{\"m\": 5}', '{\"x-pgmq-deduplication-id\": \"once\"}'::jsonb)
+         = (SELECT msg_id FROM pgmq.deduplication WHERE deduplication_id = 'once')"
+q "$DST" "SELECT pgmq.send('dr_plain', '{\"dl\": 1}');
+  UPDATE pgmq.q_dr_plain SET read_ct = 3, vt = now() - interval '1 s' WHERE message = '{\"dl\": 1}'" >/dev/null
+check "$DST" "the restored dead-letter policy: a read at the limit moves the message" "
+  SELECT count(*) = 0 FROM pgmq.read('dr_plain', 30, 100) WHERE message = '{\"dl\": 1}'"
+check "$DST" "... to its dead-letter queue" "
+  SELECT count(*) = 1 FROM pgmq.q_dr_unlogged WHERE message = '{\"dl\": 1}'"
 check "$DST" "the restored insert trigger still stamps the throttle row" "
   SELECT last_notified_at > '$(q "$SRC" "SELECT last_notified_at FROM pgmq.notify_insert_throttle WHERE queue_name = 'dr_plain'")'
     FROM pgmq.notify_insert_throttle WHERE queue_name = 'dr_plain'"

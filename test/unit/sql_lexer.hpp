@@ -239,8 +239,8 @@ inline bool QualifiedBy(const std::vector<Token> &t, std::size_t i, std::string_
 // Fixed objects of schema pgmq that statements may name without quotes.
 inline const std::set<std::string> &FixedPgmqObjects()
 {
-	static const std::set<std::string> objects = {"meta", "notify_insert_throttle", "topic_bindings", "send",
-	                                              "_send_batch"};
+	static const std::set<std::string> objects = {"meta",        "notify_insert_throttle", "topic_bindings", "send",
+	                                              "_send_batch", "policies",               "deduplication"};
 	return objects;
 }
 
@@ -269,7 +269,7 @@ inline std::vector<std::string> HygieneProblems(std::string_view sql, const std:
 	static const std::set<std::string> kGrammarBeforeParen = {
 		"VALUES", "FROM", "AS",   "ANY",  "ARRAY", "ALL",  "IN",   "EXISTS", "FILTER", "SELECT",   "WHERE",    "AND",     "OR",
 		"NOT",    "CASE", "WHEN", "THEN", "ELSE", "ON",   "IS",     "BY",     "LATERAL",  "COALESCE", "GREATEST", "EXTRACT",
-		"WITH"};
+		"LEAST",  "NULLIF", "OVER", "CONFLICT", "JOIN", "USING", "WITH"};
 	static const std::set<std::string> kTableIntroducers = {"FROM", "INTO", "UPDATE", "USING", "TRUNCATE", "JOIN", "TABLE"};
 
 	int depth = 0;
@@ -363,7 +363,9 @@ inline std::vector<std::string> HygieneProblems(std::string_view sql, const std:
 				      (t[i + 2].kind == TokenKind::Word && FixedPgmqObjects().count(t[i + 2].text))))
 					problem(i, "unquoted pgmq object that is not one of pgmq's fixed objects");
 			}
-			if (kTableIntroducers.count(upper) && !(upper == "UPDATE" && IsWord(t, i - 1, "FOR")) && i + 1 < t.size()) {
+			// FOR UPDATE locks, ON CONFLICT ... DO UPDATE updates the conflicting row.
+			if (kTableIntroducers.count(upper) && !(upper == "UPDATE" && (IsWord(t, i - 1, "FOR") || IsWord(t, i - 1, "DO"))) &&
+			    i + 1 < t.size()) {
 				std::size_t j = i + 1;
 				while (IsWord(t, j, "IF") || IsWord(t, j, "NOT") || IsWord(t, j, "EXISTS") || IsWord(t, j, "ONLY"))
 					++j;

@@ -48,6 +48,9 @@ std::string Name(Statement s)
 		"Send", "SendBatch", "Read", "ReadConditional", "Pop", "SetVt", "SetVtBatch", "Delete", "DeleteBatch",
 		"Archive", "ArchiveBatch", "Metrics", "ReadGrouped", "ReadGroupedIndexed", "ReadGroupedRr",
 		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "LiveHead", "RecentSend",
+		"SendDeduplicated", "SendBatchDeduplicated", "Retry", "ReadDeadLetter", "ReadConditionalDeadLetter",
+		"ReadGroupedDeadLetter", "ReadGroupedIndexedDeadLetter", "ReadGroupedRrDeadLetter",
+		"ReadGroupedRrIndexedDeadLetter", "ReadGroupedHeadDeadLetter", "ReadGroupedHeadIndexedDeadLetter",
 		"NotifyThrottle", "SendTopic", "SendBatchTopic", "NotifyState",
 	};
 	const auto index = static_cast<std::size_t>(s);
@@ -57,6 +60,7 @@ std::string Name(Statement s)
 // Statements that are not about one queue: they ignore the table names.
 bool PerQueue(Statement s)
 {
+	static_assert(static_cast<int>(Statement::Count) == 35, "name the new statement in Name()");
 	return s != Statement::NotifyThrottle && s != Statement::SendTopic && s != Statement::SendBatchTopic &&
 	       s != Statement::NotifyState;
 }
@@ -70,6 +74,12 @@ bool IsGroupRead(Statement s)
 	case Statement::ReadGroupedRrIndexed:
 	case Statement::ReadGroupedHead:
 	case Statement::ReadGroupedHeadIndexed:
+	case Statement::ReadGroupedDeadLetter:
+	case Statement::ReadGroupedIndexedDeadLetter:
+	case Statement::ReadGroupedRrDeadLetter:
+	case Statement::ReadGroupedRrIndexedDeadLetter:
+	case Statement::ReadGroupedHeadDeadLetter:
+	case Statement::ReadGroupedHeadIndexedDeadLetter:
 		return true;
 	default:
 		return false;
@@ -78,7 +88,13 @@ bool IsGroupRead(Statement s)
 
 // Literals that are fixed parts of a statement, not values: the FIFO group
 // key and its default, and the ms -> s divisor of the notify throttle.
-const std::set<std::string> kConstants = {"'x-pgmq-group'", "'_default_fifo_group'", "1000.0"};
+// The policies' header names and the keys of x-pgmq-dead-letter, the empty
+// object that stands in for missing headers, 'object' (jsonb_typeof), and the
+// base and the exponent cap of the retry backoff.
+const std::set<std::string> kConstants = {"'x-pgmq-group'", "'_default_fifo_group'", "1000.0",
+                                          "'x-pgmq-deduplication-id'", "'x-pgmq-dead-letter'", "'queue'", "'msg_id'",
+                                          "'read_ct'", "'enqueued_at'", "'moved_at'", "'headers'", "'object'", "'{}'",
+                                          "2", "62"};
 
 bool Contains(const std::string &haystack, const std::string &needle)
 {
@@ -90,7 +106,16 @@ bool EndsWith(const std::string &text, const std::string &suffix)
 	return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-std::string Sql(Statement s) { return StatementSql(s, "q_orders", "a_orders"); }
+// The SQL of any statement: a dead-letter claim also names its dead-letter
+// queue's table, here the queue table with "_dead" appended.
+std::string SqlFor(Statement s, const std::string &queue, const std::string &archive)
+{
+	if (pgmq::core::IsDeadLetterClaim(s))
+		return pgmq::core::DeadLetterSql(s, queue, queue + "_dead");
+	return StatementSql(s, queue, archive);
+}
+
+std::string Sql(Statement s) { return SqlFor(s, "q_orders", "a_orders"); }
 
 const char kMessageColumns[] = "q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers";
 const std::string kReturningMessage = std::string(" RETURNING ") + kMessageColumns;
@@ -137,6 +162,11 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		Statement statement;
 		std::vector<ParamType> params;
 	};
+	const std::vector<ParamType> kDeadLetter = {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text};
+	// The two plain dead-letter reads start at the queue's head, their last parameter.
+	const std::vector<ParamType> kReadDeadLetter = {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8, P::Text, P::Int8};
+	const std::vector<ParamType> kConditionalDeadLetter = {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8,
+	                                                       P::Text, P::Jsonb, P::Int8};
 	const Expected expected[] = {
 		{Statement::Send, {P::Jsonb, P::Jsonb, P::Timestamptz}},
 		{Statement::SendBatch, {P::JsonbArray, P::JsonbArray, P::Timestamptz}},
@@ -162,6 +192,18 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		{Statement::NotifyState, {P::Text}},
 		{Statement::LiveHead, {P::Int8}},
 		{Statement::RecentSend, {P::Int8, P::Regclass}},
+		{Statement::SendDeduplicated, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}},
+		{Statement::SendBatchDeduplicated,
+		 {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}},
+		{Statement::Retry, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}},
+		{Statement::ReadDeadLetter, kReadDeadLetter},
+		{Statement::ReadConditionalDeadLetter, kConditionalDeadLetter},
+		{Statement::ReadGroupedDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedIndexedDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedRrDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedRrIndexedDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedHeadDeadLetter, kDeadLetter},
+		{Statement::ReadGroupedHeadIndexedDeadLetter, kDeadLetter},
 	};
 	// A new statement needs its documented shape here.
 	ASSERT_EQ(sizeof expected / sizeof expected[0], AllStatements().size()) << "statements.hpp has new statements";
@@ -203,7 +245,7 @@ TEST(StatementHygiene, EveryStatementHasSqlAndFollowsTheRules)
 {
 	for (const TablePair &tables : kHostileTables) {
 		for (Statement s : AllStatements()) {
-			const std::string sql = StatementSql(s, tables.queue, tables.archive);
+			const std::string sql = SqlFor(s, tables.queue, tables.archive);
 			EXPECT_FALSE(sql.empty()) << Name(s);
 			const std::vector<std::string> problems = HygieneProblems(sql, kConstants);
 			EXPECT_TRUE(problems.empty()) << Name(s) << " for " << tables.queue << ":" << JoinLines(problems) << "\n"
@@ -216,7 +258,7 @@ TEST(StatementHygiene, TableNamesAppearOnlyAsQuotedQualifiedIdentifiers)
 {
 	for (const TablePair &tables : kHostileTables) {
 		for (Statement s : AllStatements()) {
-			const std::string sql = StatementSql(s, tables.queue, tables.archive);
+			const std::string sql = SqlFor(s, tables.queue, tables.archive);
 			// Every quoted identifier is one of this queue's objects (or the
 			// "C" collation of the FIFO group key).
 			std::set<std::string> allowed;
@@ -226,6 +268,8 @@ TEST(StatementHygiene, TableNamesAppearOnlyAsQuotedQualifiedIdentifiers)
 				allowed.insert(tables.archive);
 			if (IsGroupRead(s))
 				allowed.insert("C");
+			if (pgmq::core::IsDeadLetterClaim(s))
+				allowed.insert(tables.queue + "_dead");
 			const std::vector<std::string> quoted = pgmq_test::QuotedIdentifiers(sql);
 			EXPECT_EQ(std::set<std::string>(quoted.begin(), quoted.end()), allowed) << Name(s) << ": " << sql;
 			// With them removed, no trace of the name remains.
@@ -242,7 +286,7 @@ TEST(StatementHygiene, OnlyTheQuotedIdentifiersDependOnTheQueue)
 	for (Statement s : AllStatements()) {
 		const std::string reference = pgmq_test::Skeleton(Sql(s));
 		for (const TablePair &tables : kHostileTables)
-			EXPECT_EQ(pgmq_test::Skeleton(StatementSql(s, tables.queue, tables.archive)), reference)
+			EXPECT_EQ(pgmq_test::Skeleton(SqlFor(s, tables.queue, tables.archive)), reference)
 				<< Name(s) << " for " << tables.queue;
 	}
 }
@@ -425,7 +469,7 @@ TEST(StatementSql, ArchiveUsesTheArchiveTableItIsGiven)
 	// The other statements never touch the archive.
 	for (Statement s : AllStatements()) {
 		if (s != Statement::Archive && s != Statement::ArchiveBatch) {
-			EXPECT_FALSE(Contains(StatementSql(s, "q_one", "a_other"), "a_other")) << Name(s);
+			EXPECT_FALSE(Contains(SqlFor(s, "q_one", "a_other"), "a_other")) << Name(s);
 		}
 	}
 }
@@ -502,12 +546,14 @@ TEST(StatementSql, GroupReadsAreTheFifoStatements)
 	EXPECT_EQ(Sql(Statement::ReadGroupedRrIndexed), GroupReadSql(GroupRead::RoundRobin, true, "q_orders"));
 	EXPECT_EQ(Sql(Statement::ReadGroupedHead), GroupReadSql(GroupRead::Head, false, "q_orders"));
 	EXPECT_EQ(Sql(Statement::ReadGroupedHeadIndexed), GroupReadSql(GroupRead::Head, true, "q_orders"));
-	// Six different statements.
+	EXPECT_EQ(Sql(Statement::ReadGroupedHeadIndexedDeadLetter),
+	          GroupReadSql(GroupRead::Head, true, "q_orders", "q_orders_dead"));
+	// Twelve different statements: six, and each with its dead letters.
 	std::set<std::string> texts;
 	for (Statement s : AllStatements())
 		if (IsGroupRead(s))
 			texts.insert(Sql(s));
-	EXPECT_EQ(texts.size(), 6u);
+	EXPECT_EQ(texts.size(), 12u);
 }
 
 TEST(StatementSql, GlobalStatementsIgnoreTheTableNames)

@@ -38,7 +38,12 @@ std::string CreateGroupIndexSql(std::string_view queue_table);
 // message rows, in delivery order. with_group_index: the statement finds the
 // group heads through the group index (one index probe per group) instead
 // of reading the whole queue; use it only when that index exists.
-std::string GroupReadSql(GroupRead kind, bool with_group_index, std::string_view queue_table);
+// With a dead_letter_table, the claim of a queue with a dead-letter policy
+// ($4 max deliveries, $5 queue name, see DeadLetterMoveSql): the kept rows
+// delivered $4 times move there instead of being claimed, so a dead-lettered
+// head stops holding its group back.
+std::string GroupReadSql(GroupRead kind, bool with_group_index, std::string_view queue_table,
+                         std::string_view dead_letter_table = {});
 
 }  // namespace pgmq::core
 

@@ -11,7 +11,7 @@
 namespace pgmq::core {
 
 // Parameter types, mapped to type OIDs by the adapter.
-enum class ParamType : unsigned char { Int8, Text, Jsonb, Timestamptz, Int8Array, JsonbArray, Regclass };
+enum class ParamType : unsigned char { Int8, Text, Jsonb, Timestamptz, Int8Array, JsonbArray, Regclass, TextArray, Float8 };
 
 enum class Statement : unsigned char {
 	Send,             // ($1 msg jsonb, $2 headers jsonb, $3 vt) -> msg_id
@@ -39,6 +39,22 @@ enum class Statement : unsigned char {
 	                  //  prepared transaction exists): the queue's head (head_hint.hpp)
 	RecentSend,       // ($1 window ids, $2 msg_id identity sequence) -> (last id, msg_id,
 	                  //  seconds since its enqueued_at): the send-rate sample of partition_status
+	// Delivery policies (policy.hpp). Only queues with the policy use them.
+	SendDeduplicated,       // Send + ($4 queue name, $5 now, $6 expires_at) -> (msg_id, raced, dedup id)
+	SendBatchDeduplicated,  // SendBatch + ($4..$6 as above) -> (msg_id, raced, dedup id) per element
+	Retry,                  // ($1 msg_id, $2 now, $3 base s, $4 max s, $5 jitter factor) -> message row
+	// Dead-letter claims: ($1 now, $2 new vt, $3 qty, $4 max deliveries, $5 source
+	// queue name[, $6 condition]) and, for the two plain reads, last, the head
+	// (as Read); their SQL names the dead-letter queue's table too
+	// (core::DeadLetterSql), so the policy cache keeps their plans, not PlanFor.
+	ReadDeadLetter,
+	ReadConditionalDeadLetter,
+	ReadGroupedDeadLetter,
+	ReadGroupedIndexedDeadLetter,
+	ReadGroupedRrDeadLetter,
+	ReadGroupedRrIndexedDeadLetter,
+	ReadGroupedHeadDeadLetter,
+	ReadGroupedHeadIndexedDeadLetter,
 	// Not per queue (IsPerQueue false: their plan-cache entry is the statement's own):
 	NotifyThrottle,   // ($1 queue name, $2 now) -> one row when the throttle was stamped (notify.hpp)
 	SendTopic,        // ($1 routing key, $2 msg, $3 headers, $4 vt) -> queues sent to (topic.hpp)
@@ -48,10 +64,16 @@ enum class Statement : unsigned char {
 };
 
 // Whether the statement reads or writes one queue's tables (and so is
-// prepared per queue); the others are listed after RecentSend.
-constexpr bool IsPerQueue(Statement statement) { return statement <= Statement::RecentSend; }
+// prepared per queue); the others are listed after the dead-letter claims.
+constexpr bool IsPerQueue(Statement statement) { return statement <= Statement::ReadGroupedHeadIndexedDeadLetter; }
 
-constexpr int kMaxStatementParams = 5;
+// Whether the statement is a dead-letter claim (its SQL: core::DeadLetterSql).
+constexpr bool IsDeadLetterClaim(Statement statement)
+{
+	return statement >= Statement::ReadDeadLetter && statement <= Statement::ReadGroupedHeadIndexedDeadLetter;
+}
+
+constexpr int kMaxStatementParams = 7;
 
 struct StatementShape {
 	int nparams;
@@ -68,6 +90,24 @@ const StatementShape &ShapeOf(Statement statement);
 // SQL text of a statement for the queue whose tables are pgmq.<queue_table>
 // and pgmq.<archive_table> (unquoted names). May throw CoreError(Internal).
 std::string StatementSql(Statement statement, std::string_view queue_table, std::string_view archive_table);
+
+// The claim of a queue with a dead-letter policy, for the claim statement
+// `claim` (Read, ReadConditional, ReadGrouped*): in one statement, the rows
+// the claim picks and locks that were delivered max deliveries ($4) times
+// already move to pgmq.<dead_letter_table> (headers plus x-pgmq-dead-letter),
+// the others are claimed and returned as by `claim`. Built from the same
+// helpers as the plain claim, so both pick the same rows. May throw.
+std::string DeadLetterSql(Statement claim, std::string_view queue_table, std::string_view dead_letter_table);
+
+// The CTEs `moved` and `dead` of a dead-letter claim on q (quoted,
+// qualified): the rows of CTE `picked` (a msg_id column, rows locked by the
+// claim) whose read_ct reached $4 are deleted from q and inserted into
+// pgmq.<dead_letter_table>, visible at $1, their headers plus
+// x-pgmq-dead-letter {queue: $5, msg_id, read_ct, enqueued_at, moved_at: $1}.
+std::string DeadLetterMoveSql(const std::string &q, std::string_view dead_letter_table, const std::string &picked);
+
+// The dead-letter claim statement of a claim statement, or Count when it has none.
+Statement DeadLetterClaimOf(Statement claim);
 
 }  // namespace pgmq::core
 

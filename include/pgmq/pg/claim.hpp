@@ -5,7 +5,7 @@
 // ClaimRequest once; Claim runs the statement once or, with a poll schedule,
 // again after each wait (woken early by a committed send, see wakeup.hpp)
 // until a message is claimed or the schedule's deadline has passed. A hook
-// that must see every claim (dead letters, say) goes into ClaimOnce.
+// that must see every claim goes into ClaimOnce, as the dead-letter policy does.
 #pragma once
 
 #include "pgmq/core/arguments.hpp"
@@ -28,6 +28,12 @@ struct ClaimRequest {
 	int32 vt_seconds;
 	int64 qty;
 	Jsonb *condition;             // nullptr: the statement takes no condition
+	// Set by Claim from the queue's policy (policy_cache.hpp): claim with the
+	// statement's dead-letter claim, which also moves the rows delivered
+	// max_deliveries times to the dead-letter queue, naming queue_name (text).
+	bool dead_letter;
+	int64 max_deliveries;
+	Datum queue_name;
 	bool poll;                    // false: one attempt
 	core::PollSchedule schedule;  // when poll
 };

@@ -9,6 +9,7 @@ extern "C" {
 
 #include "access/table.h"
 #include "catalog/dependency.h"
+#include "datatype/timestamp.h"
 #include "storage/proc.h"
 #if PG_VERSION_NUM >= 160000
 #include "varatt.h"  // the varlena macros left postgres.h in 16
@@ -16,6 +17,17 @@ extern "C" {
 }
 
 namespace pgmq::pg {
+
+// Whether an interval is +/-infinity (17 added infinite intervals).
+inline bool IntervalIsInfinite(const Interval *interval)
+{
+#if PG_VERSION_NUM >= 170000
+	return INTERVAL_NOT_FINITE(interval);
+#else
+	(void) interval;
+	return false;
+#endif
+}
 
 // This backend's local transaction id (PGPROC.lxid until 16, vxid.lxid from 17).
 inline LocalTransactionId MyLocalTransactionId()

@@ -38,7 +38,7 @@ void AdvanceQueueHead(const QueueRef &queue, TimestampTz now);
 // Every statement that inserts into a queue table announces it first, then
 // (when it knows it) the lowest msg_id it inserted; the announcement lasts
 // until the transaction ends. Never fail.
-void BeginSend(const QueueRef &queue);
-void NoteFirstSentId(const QueueRef &queue, int64 msg_id);
+void BeginSend(Oid queue_relid);
+void NoteFirstSentId(Oid queue_relid, int64 msg_id);
 
 }  // namespace pgmq::pg

@@ -28,6 +28,9 @@ SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id
 // prepared on first use. Requires an SPI connection. May ereport.
 SPIPlanPtr PlanFor(core::Statement statement);
 
+// The type OID of a statement parameter type.
+Oid ParamTypeOid(core::ParamType type) noexcept;
+
 // _PG_init: the pgmq.plan_cache_size setting and the transaction callback
 // that frees evicted plans.
 void InitPlanCache();

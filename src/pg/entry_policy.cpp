@@ -1,0 +1,391 @@
+// src/pg/entry_policy.cpp
+// Delivery policies (docs/delivery.md): set_/clear_dead_letter_queue,
+// set_/clear_retry_backoff, set_/clear_deduplication, set_/clear_retention,
+// retry, redrive, apply_retention, list_policies, and _may_send (the row
+// policy of pgmq.deduplication). A policy is a row of pgmq.policies that
+// only the queue's owner may write (RLS, as pgmq.meta); every change
+// invalidates the queue table's relcache entry, so each backend reads the
+// policy again (policy_cache.hpp) once the change commits.
+#include "pgmq/core/policy.hpp"
+#include "pgmq/core/queue_name.hpp"
+
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/head_hint.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/policy_cache.hpp"
+#include "pgmq/pg/policy_maintenance.hpp"
+#include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/queue_relations.hpp"
+#include "pgmq/pg/table_shape.hpp"
+#include "pgmq/pg/wakeup.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/trigger.h"
+#include "common/pg_prng.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace pgmq;
+using namespace pgmq::pg;
+
+namespace {
+
+// The queue's name as pgmq.meta has it, as text. ERROR 42P01 when no meta row
+// registers it. Requires SPI.
+Datum MetaName(const QueueRef &queue)
+{
+	Oid types[1] = {TEXTOID};
+	Datum values[1] = {PointerGetDatum(cstring_to_text_with_len(queue.name, queue.name_len))};
+	const int rc = SPI_execute_with_args(core::MetaQueueNameSql().c_str(), 1, types, values, nullptr, false, 1);
+	if (rc != SPI_OK_SELECT || SPI_processed == 0)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("queue \"%.*s\" does not exist", queue.name_len, queue.name),
+		                errdetail("pgmq.meta has no row for it.")));
+	bool isnull = true;
+	const Datum name = ResultValue(0, 1, TEXTOID, &isnull);
+	return PointerGetDatum(DatumGetTextPCopy(name));
+}
+
+// The queue of argument 0, which the caller must own (42501 otherwise).
+void ResolveOwnQueue(FunctionCallInfo fcinfo, QueueRef *queue)
+{
+	ResolveQueue(fcinfo, 0, queue);
+	RequireRelationOwner(queue->queue_relid);
+}
+
+// Writes one policy of the queue ($2, $3 of SetPolicySql) and tells every
+// backend to read the queue's policy again. Requires SPI.
+void WritePolicy(const QueueRef &queue, core::PolicyKind kind, Oid type2, Datum value2, bool null2, Oid type3,
+                 Datum value3, bool null3)
+{
+	Oid types[3] = {TEXTOID, type2, type3};
+	Datum values[3] = {MetaName(queue), value2, value3};
+	const char nulls[3] = {' ', NullFlag(null2), NullFlag(null3)};
+	const int nargs = kind == core::PolicyKind::Deduplication ? 2 : 3;
+	RunCore([&] { ExecuteOnce(core::SetPolicySql(kind), nargs, types, values, nulls); });
+	CacheInvalidateRelcacheByRelid(queue.queue_relid);
+}
+
+Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind)
+{
+	QueueRef queue;
+	ResolveOwnQueue(fcinfo, &queue);
+	SpiConnect();
+	Oid types[1] = {TEXTOID};
+	Datum values[1] = {MetaName(queue)};
+	RunCore([&] {
+		ExecuteOnce(core::ClearPolicySql(kind), 1, types, values);
+		ExecuteOnce(core::DeleteEmptyPolicySql(), 1, types, values);
+		// Without the policy nothing would expire them.
+		if (kind == core::PolicyKind::Deduplication)
+			ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
+	});
+	CacheInvalidateRelcacheByRelid(queue.queue_relid);
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// An interval argument that must be positive (22023 otherwise); nullptr for
+// NULL when allowed.
+Interval *PositiveInterval(FunctionCallInfo fcinfo, int argno, const char *what, bool nullable)
+{
+	if (PG_ARGISNULL(argno)) {
+		if (!nullable)
+			RequireArgument(fcinfo, argno, what);
+		return nullptr;
+	}
+	Interval *value = PG_GETARG_INTERVAL_P(argno);
+	Interval zero;
+	memset(&zero, 0, sizeof zero);
+	if (!DatumGetBool(DirectFunctionCall2(interval_gt, IntervalPGetDatum(value), IntervalPGetDatum(&zero))) ||
+	    IntervalIsInfinite(value))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s must be a positive, finite interval", what)));
+	return value;
+}
+
+}  // namespace
+
+// set_dead_letter_queue(queue_name text, dead_letter_queue text, max_deliveries integer)
+// The caller must own the queue and may insert into the dead-letter queue:
+// no role can make its readers move messages where it could not put them.
+PGMQ_FUNCTION(pgmq_set_dead_letter_queue)
+{
+	QueueRef queue;
+	QueueRef dead_letter;
+	ResolveOwnQueue(fcinfo, &queue);
+	ResolveQueue(fcinfo, 1, &dead_letter);
+	RequireArgument(fcinfo, 2, "max_deliveries");
+	const int32 max_deliveries = PG_GETARG_INT32(2);
+	RunCore([max_deliveries] { core::CheckMaxDeliveries(max_deliveries); });
+	if (dead_letter.queue_relid == queue.queue_relid)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a queue cannot be its own dead-letter queue")));
+	if (pg_class_aclcheck(dead_letter.queue_relid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to use queue \"%.*s\" as a dead-letter queue", dead_letter.name_len,
+		                       dead_letter.name),
+		                errdetail("Role \"%s\" may not insert into pgmq.%s.", GetUserNameFromId(GetUserId(), false),
+		                          dead_letter.queue_table)));
+	VerifyTableShape(dead_letter.queue_relid, dead_letter.queue_table, TableRole::Queue);
+	SpiConnect();
+	const Datum dead_letter_name = MetaName(dead_letter);
+	WritePolicy(queue, core::PolicyKind::DeadLetter, TEXTOID, dead_letter_name, false, INT4OID,
+	            Int32GetDatum(max_deliveries), false);
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// clear_dead_letter_queue(queue_name text)
+PGMQ_FUNCTION(pgmq_clear_dead_letter_queue) { return ClearPolicy(fcinfo, core::PolicyKind::DeadLetter); }
+
+// set_retry_backoff(queue_name text, base_seconds integer, max_seconds integer)
+PGMQ_FUNCTION(pgmq_set_retry_backoff)
+{
+	QueueRef queue;
+	ResolveOwnQueue(fcinfo, &queue);
+	RequireArgument(fcinfo, 1, "base_seconds");
+	RequireArgument(fcinfo, 2, "max_seconds");
+	const int32 base = PG_GETARG_INT32(1);
+	const int32 max = PG_GETARG_INT32(2);
+	RunCore([base, max] { core::CheckBackoff(base, max); });
+	SpiConnect();
+	WritePolicy(queue, core::PolicyKind::RetryBackoff, INT4OID, Int32GetDatum(base), false, INT4OID,
+	            Int32GetDatum(max), false);
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// clear_retry_backoff(queue_name text)
+PGMQ_FUNCTION(pgmq_clear_retry_backoff) { return ClearPolicy(fcinfo, core::PolicyKind::RetryBackoff); }
+
+// set_deduplication(queue_name text, window interval)
+PGMQ_FUNCTION(pgmq_set_deduplication)
+{
+	QueueRef queue;
+	ResolveOwnQueue(fcinfo, &queue);
+	Interval *window = PositiveInterval(fcinfo, 1, "window", false);
+	SpiConnect();
+	WritePolicy(queue, core::PolicyKind::Deduplication, INTERVALOID, IntervalPGetDatum(window), false, INT4OID,
+	            Datum(0), true);
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// clear_deduplication(queue_name text): forgets the ids recorded so far too.
+PGMQ_FUNCTION(pgmq_clear_deduplication) { return ClearPolicy(fcinfo, core::PolicyKind::Deduplication); }
+
+// set_retention(queue_name text, max_age interval, archive_max_age interval DEFAULT NULL)
+PGMQ_FUNCTION(pgmq_set_retention)
+{
+	QueueRef queue;
+	ResolveOwnQueue(fcinfo, &queue);
+	Interval *max_age = PositiveInterval(fcinfo, 1, "max_age", true);
+	Interval *archive_max_age = PositiveInterval(fcinfo, 2, "archive_max_age", true);
+	if (!max_age && !archive_max_age)
+		ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("max_age and archive_max_age cannot both be NULL")));
+	if (max_age && get_rel_relkind(queue.queue_relid) == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+		                errmsg("queue \"%.*s\" is partitioned: its retention is pg_partman's", queue.name_len, queue.name),
+		                errhint("Set retention_interval in create_partitioned, or pass max_age NULL to set only "
+		                        "archive_max_age.")));
+	SpiConnect();
+	WritePolicy(queue, core::PolicyKind::Retention, INTERVALOID, max_age ? IntervalPGetDatum(max_age) : Datum(0),
+	            !max_age, INTERVALOID, archive_max_age ? IntervalPGetDatum(archive_max_age) : Datum(0),
+	            !archive_max_age);
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// clear_retention(queue_name text)
+PGMQ_FUNCTION(pgmq_clear_retention) { return ClearPolicy(fcinfo, core::PolicyKind::Retention); }
+
+// apply_retention(queue_name text) -> bigint: the retention policy now, as
+// the caller (maintenance runs it as the queue's owner), in batches that
+// skip locked rows. Returns the messages and archived messages deleted.
+PGMQ_FUNCTION(pgmq_apply_retention)
+{
+	QueueRef queue;
+	ResolveQueue(fcinfo, 0, &queue);
+	SpiConnect();
+	QueuePolicy policy;
+	LoadPolicy(queue, &policy);
+	const int64 deleted = ApplyRetentionBatches(queue, policy, -1);
+	SpiFinish();
+	PG_RETURN_INT64(deleted);
+}
+
+// retry(queue_name text, msg_id bigint) -> SETOF message_record: the
+// consumer's "failed, try later": visible again after the queue's backoff,
+// min(base * 2^(read_ct - 1), max) seconds times a jitter in [0.9, 1].
+PGMQ_FUNCTION(pgmq_retry)
+{
+	QueueRef queue;
+	BeginRowsResult(fcinfo);
+	ResolveQueue(fcinfo, 0, &queue);
+	RequireArgument(fcinfo, 1, "msg_id");
+	const Datum msg_id = PG_GETARG_DATUM(1);
+	SpiConnect();
+	QueuePolicy policy;
+	LoadPolicy(queue, &policy);
+	if (!policy.retry_backoff)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("queue \"%.*s\" has no retry backoff", queue.name_len, queue.name),
+		                errhint("Set one with pgmq.set_retry_backoff(queue_name, base_seconds, max_seconds).")));
+	const double jitter = core::BackoffJitter(pg_prng_double(&pg_global_prng_state));
+	Datum values[5] = {msg_id, TimestampTzGetDatum(GetCurrentTimestamp()), Int64GetDatum(policy.retry_base_seconds),
+	                   Int64GetDatum(policy.retry_max_seconds), Float8GetDatum(jitter)};
+	const char nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	ExecutePlan(PlanFor(queue, core::Statement::Retry), values, nulls);
+	EmitRows(fcinfo, queue.queue_table);
+	SpiFinish();
+	return Datum(0);
+}
+
+// redrive(dead_letter_queue text, queue_name text, qty integer DEFAULT NULL)
+// -> bigint: moves up to qty (NULL: all) messages, oldest first, from the
+// dead-letter queue back to queue_name, visible at once, with the headers
+// they had before they were dead-lettered. Skips messages being read.
+PGMQ_FUNCTION(pgmq_redrive)
+{
+	QueueRef from;
+	QueueRef to;
+	ResolveQueue(fcinfo, 0, &from);
+	ResolveQueue(fcinfo, 1, &to);
+	const bool all = PG_ARGISNULL(2);
+	const int64 qty = all ? 0 : PG_GETARG_INT32(2);
+	RunCore([qty] { core::CheckRedriveQuantity(qty); });
+	if (from.queue_relid == to.queue_relid)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("redrive needs two different queues")));
+	VerifyTableShape(from.queue_relid, from.queue_table, TableRole::Queue);
+	VerifyTableShape(to.queue_relid, to.queue_table, TableRole::Queue);
+	int64 moved = 0;
+	SpiConnect();
+	Oid types[2] = {INT8OID, TIMESTAMPTZOID};
+	Datum values[2] = {Int64GetDatum(qty), TimestampTzGetDatum(GetCurrentTimestamp())};
+	const char nulls[2] = {NullFlag(all), ' '};
+	BeginSend(to.queue_relid);  // inserts into `to`, as a send (head_hint.hpp)
+	RunCore([&] {
+		ExecuteOnce(core::RedriveSql(from.queue_table, to.queue_table), 2, types, values, nulls);
+	});
+	bool isnull = true;
+	moved = DatumGetInt64(ResultValue(0, 1, INT8OID, &isnull));
+	if (moved > 0)
+		NoteMessagesSent(to);
+	SpiFinish();
+	PG_RETURN_INT64(moved);
+}
+
+// list_policies() -> every queue's policies, and how many of its messages
+// wait in its dead-letter queue (NULL when the caller may not read it).
+PGMQ_FUNCTION(pgmq_list_policies)
+{
+	BeginRowsResult(fcinfo);
+	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	SpiConnect();
+	uint64 rows = 0;
+	RunCore([&] { rows = ExecuteOnce(core::ListPoliciesSql()); });
+	SPITupleTable *policies = SPI_tuptable;
+	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
+	const Oid types[8] = {TEXTOID, TEXTOID, INT4OID, INT4OID, INT4OID, INTERVALOID, INTERVALOID, INTERVALOID};
+	for (int c = 0; c < 8; c++)
+		RequireColumnType(policies->tupdesc, c + 1, types[c], "policies");
+	for (uint64 i = 0; i < rows; i++) {
+		Datum values[9];
+		bool nulls[9];
+		Datum row[8];
+		bool row_nulls[8];
+		for (int c = 0; c < 8; c++)
+			row[c] = SPI_getbinval(policies->vals[i], policies->tupdesc, c + 1, &row_nulls[c]);
+		values[0] = row[0], nulls[0] = row_nulls[0];
+		values[1] = row[1], nulls[1] = row_nulls[1];
+		values[2] = row[2], nulls[2] = row_nulls[2];
+		values[3] = Datum(0), nulls[3] = true;
+		for (int c = 3; c < 8; c++)
+			values[c + 1] = row[c], nulls[c + 1] = row_nulls[c];
+		if (!row_nulls[1]) {
+			char table[NAMEDATALEN];
+			char archive[NAMEDATALEN];
+			const char *name = TextDatumGetCString(row[1]);
+			Failure failure;
+			if (TryCore(failure, [&] { core::WriteQueueTableNames(name, table, archive, NAMEDATALEN); })) {
+				const Oid relid = get_relname_relid(table, pgmq_namespace);
+				if (OidIsValid(relid) && pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK) {
+					VerifyTableShape(relid, table, TableRole::Queue);
+					Oid count_types[1] = {TEXTOID};
+					Datum count_values[1] = {row[0]};
+					RunCore([&] { ExecuteOnce(core::DeadLetteredCountSql(table), 1, count_types, count_values); });
+					values[3] = ResultValue(0, 1, INT8OID, &nulls[3]);
+				}
+			}
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	SpiFinish();
+	return Datum(0);
+}
+
+// _may_send(queue_name text) -> boolean, STRICT STABLE: whether the current
+// role may insert into the queue's table; the row policy of
+// pgmq.deduplication. Found by the OID of schema pgmq and the name, never
+// through the search_path.
+PGMQ_FUNCTION(pgmq_may_send)
+{
+	text *name = PG_GETARG_TEXT_PP(0);
+	QueueRef queue;
+	queue.name = VARDATA_ANY(name);
+	queue.name_len = VARSIZE_ANY_EXHDR(name);
+	Failure failure;
+	if (!TryCore(failure, [&queue] {
+		    const std::string_view view(queue.name, queue.name_len);
+		    core::CheckQueueNameCharacters(view);
+		    core::WriteQueueTableNames(view, queue.queue_table, queue.archive_table, NAMEDATALEN);
+	    }))
+		PG_RETURN_BOOL(false);
+	if (!QueueExists(&queue))
+		PG_RETURN_BOOL(false);
+	PG_RETURN_BOOL(pg_class_aclcheck(queue.queue_relid, GetUserId(), ACL_INSERT) == ACLCHECK_OK);
+}
+
+// _invalidate_queue_policy(), the row trigger of pgmq.policies: any change
+// of a policy row (set_*/clear_*, a direct UPDATE by the owner, the SET NULL
+// when a dead-letter queue is dropped, a restore) invalidates the queue
+// table's relcache entry, so every backend reads the policy again once the
+// change commits.
+PGMQ_FUNCTION(pgmq_invalidate_queue_policy)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+		                errmsg("_invalidate_queue_policy() must be called as a trigger")));
+	auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
+	HeapTuple tuples[2] = {trigger->tg_trigtuple, trigger->tg_newtuple};
+	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
+	for (HeapTuple tuple : tuples) {
+		if (!tuple)
+			continue;
+		bool isnull = true;
+		const Datum name = heap_getattr(tuple, 1, trigger->tg_relation->rd_att, &isnull);
+		if (isnull)
+			continue;
+		text *name_text = DatumGetTextPP(name);
+		char queue_table[NAMEDATALEN];
+		char archive_table[NAMEDATALEN];
+		Failure failure;
+		const std::string_view view(VARDATA_ANY(name_text), VARSIZE_ANY_EXHDR(name_text));
+		if (!TryCore(failure, [&] { core::WriteQueueTableNames(view, queue_table, archive_table, NAMEDATALEN); }))
+			continue;
+		const Oid relid = get_relname_relid(queue_table, pgmq_namespace);
+		if (OidIsValid(relid))
+			CacheInvalidateRelcacheByRelid(relid);
+	}
+	return PointerGetDatum(nullptr);
+}

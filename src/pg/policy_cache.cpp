@@ -1,0 +1,246 @@
+// src/pg/policy_cache.cpp
+// Per-backend copies of the queues' delivery policies (see policy_cache.hpp),
+// with the kept plans of their dead-letter claims, whose SQL names the
+// dead-letter queue's table. Entries live in their own context under
+// CacheMemoryContext. An invalidation only marks an entry: it may arrive
+// while the entry is in use (any catalog access processes invalidations), so
+// the entry is read again on its next use, and plans it replaces are freed
+// at the end of the transaction, as the plan cache does with evicted ones.
+#include "pgmq/core/error.hpp"
+#include "pgmq/core/policy.hpp"
+#include "pgmq/core/queue_name.hpp"
+#include "pgmq/core/statements.hpp"
+
+#include <string>
+
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/policy_cache.hpp"
+#include "pgmq/pg/table_shape.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type_d.h"
+#include "nodes/pg_list.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+}
+
+namespace pgmq::pg {
+
+namespace {
+
+constexpr int kDeadLetterClaims =
+	static_cast<int>(core::Statement::ReadGroupedHeadIndexedDeadLetter) - static_cast<int>(core::Statement::ReadDeadLetter) + 1;
+
+struct PolicyEntry {
+	char queue_table[NAMEDATALEN];  // key, must be first
+	Oid queue_relid;
+	bool valid;
+	QueuePolicy policy;
+	char dead_letter_table[NAMEDATALEN];
+	Oid dead_letter_relid;  // InvalidOid: no dead-letter queue, or its table is gone
+	SPIPlanPtr plans[kDeadLetterClaims];
+};
+
+HTAB *policy_table = nullptr;
+MemoryContext policy_context = nullptr;
+List *replaced_plans = NIL;  // in policy_context, freed at transaction end
+uint64 invalidations = 0;
+
+HTAB *PolicyTable()
+{
+	if (!policy_table) {
+		HASHCTL ctl;
+		memset(&ctl, 0, sizeof ctl);
+		ctl.keysize = NAMEDATALEN;
+		ctl.entrysize = sizeof(PolicyEntry);
+		policy_context = AllocSetContextCreate(CacheMemoryContext, "pgmq policy cache", ALLOCSET_SMALL_SIZES);
+		ctl.hcxt = policy_context;
+		policy_table = hash_create("pgmq policies", 64, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	}
+	return policy_table;
+}
+
+void FreeReplacedPlans(XactEvent event, void *)
+{
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT && event != XACT_EVENT_PREPARE)
+		return;
+	ListCell *cell;
+	foreach (cell, replaced_plans)
+		SPI_freeplan(static_cast<SPIPlanPtr>(lfirst(cell)));
+	list_free(replaced_plans);
+	replaced_plans = NIL;
+}
+
+void ReplacePlans(PolicyEntry *entry)
+{
+	MemoryContext previous = MemoryContextSwitchTo(policy_context);
+	for (auto &plan : entry->plans) {
+		if (plan)
+			replaced_plans = lappend(replaced_plans, plan);
+		plan = nullptr;
+	}
+	MemoryContextSwitchTo(previous);
+}
+
+// Copies a text column of the policy row into a name buffer ("" for NULL).
+void CopyTextColumn(int column, char *out)
+{
+	bool isnull = true;
+	const Datum value = ResultValue(0, column, TEXTOID, &isnull);
+	out[0] = '\0';
+	if (!isnull)
+		text_to_cstring_buffer(DatumGetTextPP(value), out, NAMEDATALEN);
+}
+
+bool Int4Column(int column, int32 *out)
+{
+	bool isnull = true;
+	const Datum value = ResultValue(0, column, INT4OID, &isnull);
+	*out = isnull ? 0 : DatumGetInt32(value);
+	return !isnull;
+}
+
+bool IntervalColumn(int column, Interval *out)
+{
+	bool isnull = true;
+	const Datum value = ResultValue(0, column, INTERVALOID, &isnull);
+	memset(out, 0, sizeof *out);
+	if (!isnull)
+		*out = *DatumGetIntervalP(value);
+	return !isnull;
+}
+
+// Reads the queue's policy row into entry. Requires SPI.
+void ReadPolicy(const QueueRef &queue, PolicyEntry *entry)
+{
+	QueuePolicy *policy = &entry->policy;
+	memset(policy, 0, sizeof *policy);
+	entry->dead_letter_table[0] = '\0';
+	entry->dead_letter_relid = InvalidOid;
+	if (!PolicyTablesExist())
+		return;
+	Oid types[1] = {TEXTOID};
+	// q_<lowercased name>: the name as every table name has it.
+	Datum values[1] = {CStringGetTextDatum(queue.queue_table + 2)};
+	const int rc = SPI_execute_with_args(core::LoadPolicySql().c_str(), 1, types, values, nullptr, false, 1);
+	if (rc != SPI_OK_SELECT)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq could not read the policies of pgmq.%s: %s",
+		                                                        queue.queue_table, SPI_result_code_string(rc))));
+	if (SPI_processed == 0)
+		return;
+	policy->exists = true;
+	CopyTextColumn(1, policy->queue_name);
+	CopyTextColumn(2, policy->dead_letter_queue);
+	policy->dead_letter = Int4Column(3, &policy->max_deliveries) && policy->dead_letter_queue[0] != '\0';
+	policy->retry_backoff = Int4Column(4, &policy->retry_base_seconds);
+	policy->retry_backoff = Int4Column(5, &policy->retry_max_seconds) && policy->retry_backoff;
+	policy->deduplication = IntervalColumn(6, &policy->deduplication_window);
+	policy->retention = IntervalColumn(7, &policy->retention_max_age);
+	policy->archive_retention = IntervalColumn(8, &policy->retention_archive_max_age);
+	SPI_freetuptable(SPI_tuptable);
+	if (!policy->dead_letter)
+		return;
+	char archive_table[NAMEDATALEN];
+	Failure failure;
+	const char *name = policy->dead_letter_queue;
+	char *table = entry->dead_letter_table;
+	if (!TryCore(failure, [name, table, &archive_table] {
+		    core::WriteQueueTableNames(name, table, archive_table, NAMEDATALEN);
+	    }))
+		table[0] = '\0';
+	else
+		entry->dead_letter_relid = get_relname_relid(table, get_namespace_oid("pgmq", false));
+}
+
+PolicyEntry *ValidEntry(const QueueRef &queue)
+{
+	bool found = false;
+	auto *entry = static_cast<PolicyEntry *>(hash_search(PolicyTable(), queue.queue_table, HASH_FIND, nullptr));
+	if (entry && entry->valid && entry->queue_relid == queue.queue_relid)
+		return entry;
+	if (!entry) {
+		entry = static_cast<PolicyEntry *>(hash_search(policy_table, queue.queue_table, HASH_ENTER, &found));
+		memset(reinterpret_cast<char *>(entry) + NAMEDATALEN, 0, sizeof *entry - NAMEDATALEN);
+	}
+	ReplacePlans(entry);
+	entry->valid = false;
+	const uint64 before = invalidations;
+	ReadPolicy(queue, entry);
+	entry->queue_relid = queue.queue_relid;
+	// An invalidation that came in while reading may concern this queue:
+	// this call uses what it read, the next one reads again.
+	entry->valid = invalidations == before;
+	return entry;
+}
+
+}  // namespace
+
+bool PolicyTablesExist()
+{
+	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
+	return OidIsValid(get_relname_relid("policies", pgmq_namespace)) &&
+	       OidIsValid(get_relname_relid("deduplication", pgmq_namespace));
+}
+
+void LoadPolicy(const QueueRef &queue, QueuePolicy *policy) { *policy = ValidEntry(queue)->policy; }
+
+SPIPlanPtr DeadLetterPlan(const QueueRef &queue, core::Statement claim, Oid *dead_letter_relid)
+{
+	if (!core::IsDeadLetterClaim(claim))
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq statement %d is no dead-letter claim", static_cast<int>(claim))));
+	PolicyEntry *entry = ValidEntry(queue);
+	const int index = static_cast<int>(claim) - static_cast<int>(core::Statement::ReadDeadLetter);
+	*dead_letter_relid = entry->dead_letter_relid;
+	if (entry->plans[index])
+		return entry->plans[index];
+	if (!OidIsValid(entry->dead_letter_relid))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("dead-letter queue \"%s\" of queue \"%s\" does not exist", entry->policy.dead_letter_queue,
+		                       entry->policy.queue_name),
+		                errhint("Create it, or run SELECT pgmq.clear_dead_letter_queue('%s');", entry->policy.queue_name)));
+	VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
+	VerifyTableShape(entry->dead_letter_relid, entry->dead_letter_table, TableRole::Queue);
+	SPIPlanPtr plan = nullptr;
+	const char *queue_table = queue.queue_table;
+	const char *dead_letter_table = entry->dead_letter_table;
+	RunCore([&] {
+		const core::StatementShape &shape = core::ShapeOf(claim);
+		Oid types[core::kMaxStatementParams];
+		for (int i = 0; i < shape.nparams; i++)
+			types[i] = ParamTypeOid(shape.params[i]);
+		const std::string sql = core::DeadLetterSql(claim, queue_table, dead_letter_table);
+		const int options = shape.generic_plan ? CURSOR_OPT_GENERIC_PLAN : 0;
+		plan = CallPostgres([&] { return SPI_prepare_cursor(sql.c_str(), shape.nparams, types, options); });
+		if (!plan)
+			throw core::CoreError(core::ErrorKind::Internal,
+			                      std::string("SPI_prepare failed: ") + SPI_result_code_string(SPI_result));
+		if (CallPostgres([&] { return SPI_keepplan(plan); }) != 0)
+			throw core::CoreError(core::ErrorKind::Internal, "SPI_keepplan failed");
+	});
+	// The entry may have been invalidated meanwhile (catalog access): keep
+	// the plan in it all the same; the next use reads the policy again and
+	// replaces it.
+	entry->plans[index] = plan;
+	return plan;
+}
+
+void ForgetPolicies(Oid relid)
+{
+	invalidations++;
+	if (!policy_table)
+		return;
+	HASH_SEQ_STATUS scan;
+	hash_seq_init(&scan, policy_table);
+	for (auto *entry = static_cast<PolicyEntry *>(hash_seq_search(&scan)); entry;
+	     entry = static_cast<PolicyEntry *>(hash_seq_search(&scan)))
+		if (!OidIsValid(relid) || entry->queue_relid == relid || entry->dead_letter_relid == relid)
+			entry->valid = false;
+}
+
+void InitPolicyCache() { RegisterXactCallback(FreeReplacedPlans, nullptr); }
+
+}  // namespace pgmq::pg
