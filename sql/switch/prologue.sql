@@ -164,6 +164,9 @@ BEGIN
           JOIN pg_catalog.pg_namespace AS n ON n.oid = t.typnamespace
          WHERE d.classid = 'pg_catalog.pg_type'::pg_catalog.regclass
            AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.refobjid = ext AND d.deptype = 'e'
+           -- An array type goes with its element type (from PostgreSQL 17
+           -- it is a member of the extension too).
+           AND NOT (t.typcategory OPERATOR(pg_catalog.=) 'A' AND t.typelem OPERATOR(pg_catalog.<>) 0)
     LOOP
         EXECUTE pg_catalog.format('DROP TYPE %s', r.typ);
     END LOOP;

@@ -20,7 +20,7 @@ for sync in off; do  # the smoke leaves synchronous_commit = on out
     done
   done
 done
-for op in send_dedup_c1 read10_delete_dead_letter_c1; do
+for op in send_dedup_c1 read10_delete_dead_letter_c1 read10_delete_c64; do
   for m in "${op}_sync_off msgs/s" "${op}_sync_off_cpu us/msg"; do
     read -r name unit <<<"$m"
     expected+=("$name $unit" "${name}_baseline $unit" "$name ratio_vs_baseline")
@@ -29,14 +29,27 @@ done
 expected+=("backlog_messages messages")
 for side in "" _baseline; do
   expected+=("backlog_read_25pct_vs_100pct$side ratio" "backlog_autovacuums$side vacuums")
-  for left in 100 75 50 25; do expected+=("backlog_read_ms_at_${left}pct$side ms"); done
+  expected+=("backlog_tx_p50_worst_vs_start$side ratio" "backlog_tx_p99_worst_vs_start$side ratio")
+  for left in 100 75 50 25; do
+    expected+=("backlog_read_ms_at_${left}pct$side ms" "backlog_tx_p50_ms_at_${left}pct$side ms"
+      "backlog_tx_p99_ms_at_${left}pct$side ms")
+  done
+done
+# Sustained load (bench/sustained.sh): WAL per message against both references,
+# and the steady load with a held snapshot, for pgmq and both references.
+for op in wal_send wal_read10_delete wal_read10_archive; do
+  expected+=("$op B/msg" "${op}_baseline B/msg" "${op}_upstream B/msg" "$op ratio_vs_baseline"
+    "$op ratio_vs_upstream")
+done
+for side in "" _baseline _upstream; do
+  expected+=("held_snapshot_table$side bytes" "held_snapshot_indexes$side bytes" "steady_free$side tx/s"
+    "steady_held$side tx/s" "steady_after$side tx/s" "held_vs_free$side ratio" "after_vs_free$side ratio")
 done
 expected+=("many_queues queues" "plan_cache_context_before bytes" "plan_cache_context_after bytes"
   "plan_memory_per_queue_hot bytes" "backend_memory_per_queue_hot bytes"
   "plan_memory_per_queue_all bytes" "backend_memory_per_queue_all bytes" "queue_first_use_in_backend ms"
   "many_queues_send_c1_sync_off msgs/s" "many_queues_send_c1_sync_off_one_queue msgs/s"
-  "many_queues_send_c1_sync_off ratio_vs_one_queue" "many_queues_send_c1_sync_off_cpu us/msg"
-  "many_queues_send_c1_sync_off_cpu_one_queue us/msg" "many_queues_send_c1_sync_off_cpu ratio_vs_one_queue"
+  "many_queues_send_c1_sync_off ratio_vs_one_queue" "many_queues_backend_memory bytes"
   "wakeup_trials_$mode trials" "wakeup_p50_$mode ms" "wakeup_p90_$mode ms" "wakeup_p99_$mode ms"
   "waiting_cpu_$mode %core")
 
