@@ -101,6 +101,15 @@ bool QueueOfName(const char *name, QueueRef *queue)
 }
 
 // Retention and expiry of one queue, batch by batch, each as the owner.
+// One WARNING for a queue whose policy maintenance failed (the first line of
+// the error): the other queues carry on.
+void WarnFailed(const char *name, const ErrorData *error)
+{
+	const char *message = error->message ? error->message : "";
+	ereport(WARNING, (errcode(error->sqlerrcode), errmsg("pgmq policy maintenance of queue \"%s\" failed: %.*s", name,
+	                                                     FirstLineLength(message), message)));
+}
+
 void MaintainQueue(const char *name, Commits mode, int64 *deleted)
 {
 	QueueRef queue;
@@ -126,9 +135,7 @@ void MaintainQueue(const char *name, Commits mode, int64 *deleted)
 			applies[i] = StepApplies(queue, policy, kSteps[i]);
 	});
 	if (error) {
-		ereport(WARNING, (errcode(error->sqlerrcode), errmsg("pgmq policy maintenance of queue \"%s\" failed: %.*s", name,
-		                                                     FirstLineLength(error->message ? error->message : ""),
-		                                                     error->message ? error->message : "")));
+		WarnFailed(name, error);
 		return;
 	}
 	for (int s = 0; s < 3; s++) {
@@ -138,13 +145,10 @@ void MaintainQueue(const char *name, Commits mode, int64 *deleted)
 		for (;;) {
 			CHECK_FOR_INTERRUPTS();
 			int64 batch = 0;
-			ErrorData *error =
+			ErrorData *batch_error =
 				InSubtransaction([&] { AsOwner(owner, [&] { batch = RunBatch(queue, policy, step); }); });
-			if (error) {
-				ereport(WARNING, (errcode(error->sqlerrcode),
-				                  errmsg("pgmq policy maintenance of queue \"%s\" failed: %.*s", name,
-				                         FirstLineLength(error->message ? error->message : ""),
-				                         error->message ? error->message : "")));
+			if (batch_error) {
+				WarnFailed(name, batch_error);
 				CommitBetweenTables(mode);
 				break;
 			}
