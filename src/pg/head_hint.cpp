@@ -13,11 +13,13 @@
 // taken, so before S, and announced itself before that. At (3) the sender
 // either still runs (its slot gives x or "not known": no move), or it has
 // ended; a committed sender lowered late_low to x before it left its slot,
-// and after (1), since it committed after S began: (4) sees x. A prepared
-// transaction stays invisible after its backend moved on: while one exists,
-// heads do not move. Rows written with plain SQL are not announced: every
-// pgmq.queue_head_rescan_interval a refresh starts from the lowest id again and may lower
-// the head.
+// and after (1), since it committed after S began: (4) sees x. (A sender
+// skips late_low when it sees no refresh under way: the refresh counts
+// itself before (1), so one that it missed began after the commit, and its
+// S sees x.) A prepared transaction stays invisible after its backend moved
+// on: while one exists, heads do not move. Rows written with plain SQL are
+// not announced: every pgmq.queue_head_rescan_interval a refresh starts from
+// the lowest id again and may lower the head.
 #include "pgmq/pg/plan_cache.hpp"  // includes core headers: before any postgres.h
 
 #include "pgmq/pg/executor.hpp"
@@ -64,6 +66,9 @@ struct HeadShared {
 	// Bumped when a transaction that sent to more than kSendsPerSlot queues
 	// ends: a refresh it overlapped cannot tell whether it sent to its queue.
 	pg_atomic_uint64 overflow_commits;
+	// Refreshes under way, of any queue: while there are none, a commit has
+	// no late bound to lower (a refresh that starts later sees its rows).
+	pg_atomic_uint32 refreshes;
 	int slot_count;
 	SendingSlot slots[FLEXIBLE_ARRAY_MEMBER];
 };
@@ -109,6 +114,7 @@ void StartupShmem()
 	shared = static_cast<HeadShared *>(ShmemInitStruct("pgmq queue head slots", SharedSize(MaxBackends), &found));
 	if (!found) {
 		pg_atomic_init_u64(&shared->overflow_commits, 0);
+		pg_atomic_init_u32(&shared->refreshes, 0);
 		shared->slot_count = MaxBackends;
 		for (int i = 0; i < MaxBackends; i++) {
 			for (int k = 0; k < kSendsPerSlot; k++) {
@@ -190,6 +196,7 @@ void ReleaseRefresh()
 	if (!refreshing_entry)
 		return;
 	pg_atomic_write_u32(&refreshing_entry->refreshing, 0);
+	pg_atomic_fetch_sub_u32(&shared->refreshes, 1);
 	refreshing_entry = nullptr;
 }
 
@@ -201,7 +208,8 @@ void EndSends(bool committed)
 	SendingSlot *slot = MySlot();
 	if (!slot || (my_sends == 0 && !my_overflow))
 		return;
-	if (committed) {
+	pg_memory_barrier();  // the commit is visible before the count is read
+	if (committed && pg_atomic_read_u32(&shared->refreshes) != 0) {
 		LWLockAcquire(entries_lock, LW_SHARED);
 		for (int k = 0; k < my_sends; k++)
 			if (QueueHeadEntry *entry = FindEntry(pg_atomic_read_u64(&slot->key[k])))
@@ -355,6 +363,7 @@ void AdvanceQueueHead(const QueueRef &queue, TimestampTz now)
 	if (entry && Due(pg_atomic_read_u64(&entry->last_refresh), refresh_interval_ms, now) &&
 	    pg_atomic_compare_exchange_u32(&entry->refreshing, &idle, 1)) {
 		refreshing_entry = entry;
+		pg_atomic_fetch_add_u32(&shared->refreshes, 1);  // before step (1): a full barrier
 		pg_atomic_write_u64(&entry->last_refresh, static_cast<uint64>(now));
 	}
 	LWLockRelease(entries_lock);
