@@ -164,9 +164,13 @@ BEGIN
           JOIN pg_catalog.pg_namespace AS n ON n.oid = t.typnamespace
          WHERE d.classid = 'pg_catalog.pg_type'::pg_catalog.regclass
            AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.refobjid = ext AND d.deptype = 'e'
-           -- An array type goes with its element type (from PostgreSQL 17
-           -- it is a member of the extension too).
+           -- An array type goes with its element type, and a table's row
+           -- type with its table (from PostgreSQL 17 both are members of the
+           -- extension too): only the types of their own.
            AND NOT (t.typcategory OPERATOR(pg_catalog.=) 'A' AND t.typelem OPERATOR(pg_catalog.<>) 0)
+           AND NOT EXISTS (SELECT FROM pg_catalog.pg_class AS c
+                            WHERE c.oid OPERATOR(pg_catalog.=) t.typrelid
+                              AND c.relkind OPERATOR(pg_catalog.<>) 'c')
     LOOP
         EXECUTE pg_catalog.format('DROP TYPE %s', r.typ);
     END LOOP;
