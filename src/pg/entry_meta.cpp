@@ -27,18 +27,8 @@ using namespace pgmq::pg;
 // search_path.
 PGMQ_FUNCTION(pgmq_is_queue_owner)
 {
-	text *name = PG_GETARG_TEXT_PP(0);
 	QueueRef queue;
-	queue.name = VARDATA_ANY(name);
-	queue.name_len = VARSIZE_ANY_EXHDR(name);
-	Failure failure;
-	if (!TryCore(failure, [&queue] {
-		    const std::string_view view(queue.name, queue.name_len);
-		    core::CheckQueueNameCharacters(view);
-		    core::WriteQueueTableNames(view, queue.queue_table, queue.archive_table, NAMEDATALEN);
-	    }))
-		PG_RETURN_BOOL(false);
-	if (!QueueExists(&queue))
+	if (!FindQueueQuietly(PG_GETARG_TEXT_PP(0), &queue))
 		PG_RETURN_BOOL(false);
 	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(queue.queue_relid));
 	if (!HeapTupleIsValid(tuple))

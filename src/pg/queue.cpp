@@ -50,6 +50,20 @@ bool QueueExists(QueueRef *queue)
 	return OidIsValid(queue->queue_relid);
 }
 
+bool FindQueueQuietly(text *name, QueueRef *queue)
+{
+	queue->name = VARDATA_ANY(name);
+	queue->name_len = VARSIZE_ANY_EXHDR(name);
+	Failure failure;
+	if (!TryCore(failure, [queue] {
+		    const std::string_view view(queue->name, queue->name_len);
+		    core::CheckQueueNameCharacters(view);
+		    core::WriteQueueTableNames(view, queue->queue_table, queue->archive_table, NAMEDATALEN);
+	    }))
+		return false;
+	return QueueExists(queue);
+}
+
 void ResolveQueue(FunctionCallInfo fcinfo, int argno, QueueRef *queue)
 {
 	ReadQueueName(fcinfo, argno, queue);

@@ -26,6 +26,12 @@ void ReadNewQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
 // Looks up the queue table of a read name; fills queue_relid.
 bool QueueExists(QueueRef *queue);
 
+// For the row-security helpers, which must not fail: the queue whose name
+// is `name` (rules as ReadQueueName), found by the OID of schema pgmq, never
+// through the search_path; false when the name is invalid or the queue
+// table is missing.
+bool FindQueueQuietly(text *name, QueueRef *queue);
+
 // ReadQueueName, then requires the queue table to exist: ERROR
 // 'queue "x" does not exist' (42P01) otherwise.
 void ResolveQueue(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
