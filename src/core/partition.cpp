@@ -318,6 +318,8 @@ std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_
 
 std::string DropTableSql(std::string_view table) { return "DROP TABLE " + QualifiedTable(table); }
 
+std::string AnyRowLeftSql(std::string_view table) { return "SELECT EXISTS (SELECT FROM " + QualifiedTable(table) + ")"; }
+
 std::string TableGrantsSql()
 {
 	// The owner's own entry is implicit in a new table.

@@ -6,6 +6,7 @@
 // an existing archive into a partitioned one.
 #include "pgmq/core/ddl.hpp"
 #include "pgmq/core/integers.hpp"
+#include "pgmq/core/error.hpp"
 #include "pgmq/core/partition.hpp"
 #include "pgmq/core/queue_name.hpp"
 
@@ -358,6 +359,13 @@ PGMQ_FUNCTION(pgmq_convert_archive_partitioned)
 					kept += DatumGetInt64(rows);
 				}
 			}
+			// pg_partman may stop moving rows it has no partition for: never
+			// drop them with the old table (the error undoes the conversion).
+			ExecuteOnce(core::AnyRowLeftSql(old));
+			bool isnull = true;
+			if (DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
+				throw core::CoreError(core::ErrorKind::Internal,
+				                      "pg_partman left archived messages unmoved; the archive was not converted");
 			ExecuteOnce(core::DropTableSql(old));
 			for (const std::string &statement : core::ConvertedArchiveIndexStatements(name, plan))
 				ExecuteOnce(statement);

@@ -178,6 +178,10 @@ std::vector<std::string> ConvertedArchiveIndexStatements(std::string_view queue_
 // DROP TABLE pgmq.<table>.
 std::string DropTableSql(std::string_view table);
 
+// -> one boolean: whether pgmq.<table> still has a row (checked before a
+// converted table's old copy is dropped).
+std::string AnyRowLeftSql(std::string_view table);
+
 // The grants of a table, to carry over to the table that replaces it: ($1
 // its oid) -> grantee (NULL: PUBLIC), privilege_type, is_grantable; the
 // owner's own privileges left out.
