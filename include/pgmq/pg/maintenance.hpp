@@ -74,8 +74,9 @@ bool CheckMaintainedTable(MaintainedTable *table, char *why, size_t cap, int *sq
 // PostgreSQL runs VACUUM, ANALYZE and REFRESH MATERIALIZED VIEW: under
 // SECURITY_RESTRICTED_OPERATION (restricted) or only a local user id change
 // (not restricted: for a temporary table pgmq makes, which SRO forbids),
-// with search_path pg_catalog, pg_temp, and every setting fn changes (SET
-// as well as SET LOCAL; pg_partman SETs search_path) put back afterwards.
+// with search_path pg_catalog, pg_temp and DateStyle ISO, and every
+// setting fn changes (SET as well as SET LOCAL; pg_partman SETs search_path)
+// put back afterwards.
 // The user id and settings are restored on error too (the (sub)transaction
 // abort would also restore them).
 template <typename Fn>
@@ -150,6 +151,9 @@ void AsOwner(Oid owner, Fn &&fn, bool restricted)
 	{
 		(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
 		                         true, 0, false);
+		// pg_partman 5.x moves rows by comparing times as text, which orders
+		// them only in ISO style ('Sun Nov 29' sorts after 'Mon Nov 30').
+		(void) set_config_option("datestyle", "ISO", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 		fn();
 	}
 	PG_CATCH();
