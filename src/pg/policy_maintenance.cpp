@@ -1,7 +1,6 @@
 // src/pg/policy_maintenance.cpp
 // Retention and deduplication expiry (see policy_maintenance.hpp).
 #include "pgmq/core/policy.hpp"
-#include "pgmq/core/queue_name.hpp"
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/policy_maintenance.hpp"
@@ -85,21 +84,6 @@ Oid QueueOwner(Oid relid)
 	return owner;
 }
 
-// The queue of a policy row's name; false when it is no usable queue.
-bool QueueOfName(const char *name, QueueRef *queue)
-{
-	queue->name = name;
-	queue->name_len = static_cast<int>(strlen(name));
-	Failure failure;
-	if (!TryCore(failure, [queue] {
-		    const std::string_view view(queue->name, queue->name_len);
-		    core::CheckQueueNameCharacters(view);
-		    core::WriteQueueTableNames(view, queue->queue_table, queue->archive_table, NAMEDATALEN);
-	    }))
-		return false;
-	return QueueExists(queue);
-}
-
 // Retention and expiry of one queue, batch by batch, each as the owner.
 // One WARNING for a queue whose policy maintenance failed (the first line of
 // the error): the other queues carry on.
@@ -113,7 +97,7 @@ void WarnFailed(const char *name, const ErrorData *error)
 void MaintainQueue(const char *name, Commits mode, int64 *deleted)
 {
 	QueueRef queue;
-	if (!QueueOfName(name, &queue))
+	if (!FindQueueQuietly(name, static_cast<int>(strlen(name)), &queue))
 		return;
 	const Oid owner = QueueOwner(queue.queue_relid);
 	if (!OidIsValid(owner))
@@ -200,7 +184,7 @@ void MaintainPolicies(const char *only_queue_table, MemoryContext context, Commi
 			char *copy = MemoryContextStrdup(context, TextDatumGetCString(name));
 			if (only_queue_table != nullptr) {
 				QueueRef queue;
-				if (!QueueOfName(copy, &queue) || strcmp(queue.queue_table, only_queue_table) != 0)
+				if (!FindQueueQuietly(copy, static_cast<int>(strlen(copy)), &queue) || strcmp(queue.queue_table, only_queue_table) != 0)
 					continue;
 			}
 			names[count++] = copy;

@@ -50,10 +50,10 @@ bool QueueExists(QueueRef *queue)
 	return OidIsValid(queue->queue_relid);
 }
 
-bool FindQueueQuietly(text *name, QueueRef *queue)
+bool FindQueueQuietly(const char *name, int name_len, QueueRef *queue)
 {
-	queue->name = VARDATA_ANY(name);
-	queue->name_len = VARSIZE_ANY_EXHDR(name);
+	queue->name = name;
+	queue->name_len = name_len;
 	Failure failure;
 	if (!TryCore(failure, [queue] {
 		    const std::string_view view(queue->name, queue->name_len);

@@ -26,11 +26,16 @@ void ReadNewQueueName(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
 // Looks up the queue table of a read name; fills queue_relid.
 bool QueueExists(QueueRef *queue);
 
-// For the row-security helpers, which must not fail: the queue whose name
-// is `name` (rules as ReadQueueName), found by the OID of schema pgmq, never
-// through the search_path; false when the name is invalid or the queue
-// table is missing.
-bool FindQueueQuietly(text *name, QueueRef *queue);
+// For callers that must not fail (the row-security helpers, policy
+// maintenance): the queue whose name is the name_len bytes at name (rules as
+// ReadQueueName), found by the OID of schema pgmq, never through the
+// search_path; false when the name is invalid or the queue table is missing.
+// queue points into name, which must outlive it.
+bool FindQueueQuietly(const char *name, int name_len, QueueRef *queue);
+inline bool FindQueueQuietly(text *name, QueueRef *queue)
+{
+	return FindQueueQuietly(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), queue);
+}
 
 // ReadQueueName, then requires the queue table to exist: ERROR
 // 'queue "x" does not exist' (42P01) otherwise.
