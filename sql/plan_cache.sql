@@ -20,7 +20,8 @@ SELECT pg_temp.prepared_pc();
 -- Cycling through more queues than the cache holds keeps working.
 SELECT count(*) AS sent FROM (SELECT pgmq.send('pc_' || i, '{"n": 2}') FROM generate_series(1, 5) AS i, generate_series(1, 3)) AS s;
 SELECT pg_temp.prepared_pc();
--- With the default size every queue's send and read stay prepared.
+-- With the default size every queue's send, read and the read's refresh of the
+-- queue head (head_hint.hpp) stay prepared.
 RESET pgmq.plan_cache_size;
 SELECT count(*) AS sent FROM (SELECT pgmq.send('pc_' || i, '{"n": 3}') FROM generate_series(1, 5) AS i) AS s;
 SELECT count(*) AS read FROM (SELECT pgmq.read('pc_' || i, 0, 1) FROM generate_series(1, 5) AS i) AS r;

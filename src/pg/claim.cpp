@@ -24,8 +24,11 @@ namespace {
 // Requires SPI.
 uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 {
-	const Datum head = Int64GetDatum(QueueHead(request.queue, now));
 	const bool conditional = request.condition != nullptr;
+	// Only read and the conditional read start at the queue's head.
+	const bool from_head =
+	    request.statement == core::Statement::Read || request.statement == core::Statement::ReadConditional;
+	const Datum head = Int64GetDatum(from_head ? ScanStart(request.queue, now) : PG_INT64_MIN);
 	// read: ($1 now, $2 vt, $3 qty, $4 head); conditional: ($4 condition,
 	// $5 head); FIFO reads take the first three.
 	Datum values[7] = {TimestampTzGetDatum(now), TimestampTzGetDatum(SecondsFromNow(now, request.vt_seconds)),
@@ -59,15 +62,6 @@ void ApplyPolicy(ClaimRequest *request)
 	request->queue_name = CStringGetTextDatum(policy.queue_name);
 }
 
-// After an attempt claimed rows and emitted them: reads that start at the
-// queue's head keep it moving (head_hint.hpp). An attempt that found nothing
-// leaves it: the queue holds no message it could move past. Requires SPI.
-void AfterClaim(const ClaimRequest &request, TimestampTz now)
-{
-	if (request.statement == core::Statement::Read || request.statement == core::Statement::ReadConditional)
-		AdvanceQueueHead(request.queue, now);  // also after a dead-letter claim, which starts there too
-}
-
 // Attempts until rows are claimed or the schedule ends; emits them.
 // Requires SPI.
 void PollForMessages(FunctionCallInfo fcinfo, const ClaimRequest &request)
@@ -83,7 +77,6 @@ void PollForMessages(FunctionCallInfo fcinfo, const ClaimRequest &request)
 		const TimestampTz now = GetCurrentTimestamp();
 		if (ClaimOnce(request, now) > 0) {
 			EmitRows(fcinfo, request.queue.queue_table);
-			AfterClaim(request, now);
 			break;
 		}
 		SPI_freetuptable(SPI_tuptable);
@@ -139,10 +132,8 @@ void Claim(FunctionCallInfo fcinfo, const ClaimRequest &decoded)
 		PollForMessages(fcinfo, request);
 	} else {
 		const TimestampTz now = GetCurrentTimestamp();
-		if (ClaimOnce(request, now) > 0) {
+		if (ClaimOnce(request, now) > 0)
 			EmitRows(fcinfo, request.queue.queue_table);
-			AfterClaim(request, now);
-		}
 	}
 	SpiFinish();
 }

@@ -70,13 +70,11 @@ PGMQ_FUNCTION(pgmq_pop)
 	const int64 qty = PG_GETARG_INT32(1);
 	RunCore([qty] { core::CheckQuantity(qty); });
 	const TimestampTz now = GetCurrentTimestamp();
-	Datum values[3] = {TimestampTzGetDatum(now), Int64GetDatum(qty), Int64GetDatum(QueueHead(queue, now))};
 	const char nulls[3] = {' ', ' ', ' '};
 	SpiConnect();
-	if (ExecutePlan(PlanFor(queue, core::Statement::Pop), values, nulls) > 0) {
+	Datum values[3] = {TimestampTzGetDatum(now), Int64GetDatum(qty), Int64GetDatum(ScanStart(queue, now))};
+	if (ExecutePlan(PlanFor(queue, core::Statement::Pop), values, nulls) > 0)
 		EmitRows(fcinfo, queue.queue_table);
-		AdvanceQueueHead(queue, now);
-	}
 	SpiFinish();
 	return Datum(0);
 }
