@@ -18,6 +18,7 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "catalog/partition.h"
 #include "catalog/pg_type_d.h"
 #include "commands/async.h"
 #include "commands/trigger.h"
@@ -240,6 +241,17 @@ PGMQ_FUNCTION(pgmq_notify_queue_listeners)
 	if (channel_len >= sizeof channel)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("channel name too long")));
 	if (!AlreadyNotified(channel)) {
+		// Only on the named queue's own table (or one of its partitions):
+		// attached elsewhere it would notify, and move the throttle of, a
+		// queue it does not belong to.
+		const Oid relid = RelationGetRelid(trigger->tg_relation);
+		QueueRef queue;
+		if (!FindQueueQuietly(queue_name, static_cast<int>(strlen(queue_name)), &queue) ||
+		    (queue.queue_relid != relid && !(trigger->tg_relation->rd_rel->relispartition &&
+		                                     list_member_oid(get_partition_ancestors(relid), queue.queue_relid))))
+			ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+			                errmsg("notify_queue_listeners() must be a trigger on the table of queue \"%s\"", queue_name),
+			                errhint("Use pgmq.enable_notify_insert('%s').", queue_name)));
 		const NotifyDecision decision = DecideNotify(queue_name, channel);
 		// pg_notify(channel, NULL) without the function call: same checks.
 		if (decision == NotifyDecision::NotifyNow)

@@ -357,8 +357,16 @@ PGMQ_FUNCTION(pgmq_invalidate_queue_policy)
 		ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 		                errmsg("_invalidate_queue_policy() must be called as a trigger")));
 	auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
-	HeapTuple tuples[2] = {trigger->tg_trigtuple, trigger->tg_newtuple};
 	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
+	// Its rows are read as pgmq.policies' (column 1, the queue name): any
+	// other table's would be misread.
+	TupleDesc columns = RelationGetDescr(trigger->tg_relation);
+	if (!TRIGGER_FIRED_FOR_ROW(trigger->tg_event) ||
+	    RelationGetRelid(trigger->tg_relation) != get_relname_relid("policies", pgmq_namespace) ||
+	    columns->natts < 1 || TupleDescAttr(columns, 0)->atttypid != VARCHAROID)
+		ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+		                errmsg("_invalidate_queue_policy() must be the row trigger of pgmq.policies")));
+	HeapTuple tuples[2] = {trigger->tg_trigtuple, trigger->tg_newtuple};
 	for (HeapTuple tuple : tuples) {
 		if (!tuple)
 			continue;
