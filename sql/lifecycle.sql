@@ -87,8 +87,9 @@ SELECT pgmq.create(repeat('é', 23));
 SELECT pgmq.drop_queue(repeat('é', 23));
 
 -- Mixed case: tables are lowercased, meta keeps the spelling. A second
--- spelling reuses the tables (NOTICEs) and adds a second meta row; the
--- archive index uses the raw name, so the second spelling adds an index.
+-- spelling is the same queue: it reuses the tables and the archive index
+-- (named after the registered spelling) with NOTICEs, and adds no meta row
+-- (upstream added a second row and a second index).
 SELECT pgmq.create('LcMixed');
 SELECT pgmq.create('lcmixed');
 SELECT queue_name FROM pgmq.meta WHERE lower(queue_name) = 'lcmixed' ORDER BY queue_name COLLATE "C";
@@ -99,15 +100,12 @@ SELECT pgmq.send('LCMIXED', '{"from": "upper"}') > 0 AS sent;
 SELECT pgmq.send('lcmixed', '{"from": "lower"}') > 0 AS sent;
 SELECT message FROM pgmq.read('LcMixed', 30, 10) ORDER BY msg_id;
 SELECT queue_length FROM pgmq.metrics('lCmIxEd');
--- drop_queue removes the tables and the meta row of that exact spelling;
--- the other spelling's row stays (upstream behaviour).
+-- drop_queue removes the tables and the meta row under any spelling (upstream
+-- removed only the row of that exact spelling).
 SELECT pgmq.drop_queue('LcMixed');
 SELECT queue_name FROM pgmq.meta WHERE lower(queue_name) = 'lcmixed';
--- Its tables are gone, so dropping it again is false with a NOTICE and the
--- leftover meta row is not removed.
+-- Its tables are gone, so dropping it again is false with a NOTICE.
 SELECT pgmq.drop_queue('lcmixed');
-SELECT queue_name FROM pgmq.meta WHERE lower(queue_name) = 'lcmixed';
-DELETE FROM pgmq.meta WHERE queue_name = 'lcmixed';
 
 -- purge_queue: returns the number of messages, truncates the queue only,
 -- and msg_ids continue (no RESTART IDENTITY).

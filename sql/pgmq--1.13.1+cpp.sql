@@ -461,15 +461,22 @@ CREATE FUNCTION pgmq._send_batch(queue_name TEXT, msgs JSONB[], headers JSONB[],
 -- Delivery policies (not in upstream), see docs/delivery.md
 -------------------------------------------------------------------------------
 -- One row per queue with a policy, under the queue's name as pgmq.meta has
--- it. Removed with the queue (the meta row's delete cascades); a dead-letter
--- queue that is dropped stops being one (SET NULL). Readers and senders read
--- it (once per backend and queue, cached until the row or the queue table
--- changes), so everyone may SELECT; only a queue's owner writes its row.
+-- it, pinned to the queue's table (queue_relid) and to its dead-letter
+-- queue's (dead_letter_relid): a row that outlives its table (dropped with
+-- DROP TABLE) is never used for another table of that name, and create
+-- removes it. Removed with the queue (the meta row's delete cascades); a
+-- dead-letter queue that is dropped stops being one (SET NULL). Readers and
+-- senders read it (once per backend and queue, cached until the row or the
+-- queue table changes), so everyone may SELECT; only a queue's owner writes
+-- its row, with tables that are the current ones, and a dead-letter queue it
+-- may send to (checked again where the row is used).
 CREATE TABLE pgmq.policies (
     queue_name VARCHAR PRIMARY KEY
         CONSTRAINT policies_meta_queue_name_fk REFERENCES pgmq.meta (queue_name) ON DELETE CASCADE,
+    queue_relid REGCLASS NOT NULL,
     dead_letter_queue VARCHAR
         CONSTRAINT policies_dead_letter_queue_fk REFERENCES pgmq.meta (queue_name) ON DELETE SET NULL,
+    dead_letter_relid REGCLASS,
     max_deliveries INTEGER CHECK (max_deliveries OPERATOR(pg_catalog.>) 0),
     retry_base_seconds INTEGER CHECK (retry_base_seconds OPERATOR(pg_catalog.>=) 0),
     retry_max_seconds INTEGER CHECK (retry_max_seconds OPERATOR(pg_catalog.>=) retry_base_seconds),
@@ -483,12 +490,21 @@ CREATE INDEX policies_dlq_idx ON pgmq.policies (dead_letter_queue);
 
 SELECT pg_catalog.pg_extension_config_dump('pgmq.policies', '');
 
+-- Whether the current role may write this policy row: it has the privileges
+-- of the owner of pgmq.q_<queue_name>, whose OID is queue_relid, and, when
+-- the row names a dead-letter queue, may insert into pgmq.q_<dead letter
+-- queue>, whose OID is dead_letter_relid.
+CREATE FUNCTION pgmq._policy_row_allowed(queue_name TEXT, queue_relid REGCLASS, dead_letter_queue TEXT,
+                                         dead_letter_relid REGCLASS) RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_policy_row_allowed' LANGUAGE C STABLE;
+
 ALTER TABLE pgmq.policies ENABLE ROW LEVEL SECURITY;
 CREATE POLICY policies_select ON pgmq.policies FOR SELECT USING (true);
 CREATE POLICY policies_insert_own_queue ON pgmq.policies FOR INSERT
-    WITH CHECK (pgmq._is_queue_owner(queue_name));
+    WITH CHECK (pgmq._policy_row_allowed(queue_name, queue_relid, dead_letter_queue, dead_letter_relid));
 CREATE POLICY policies_update_own_queue ON pgmq.policies FOR UPDATE
-    USING (pgmq._is_queue_owner(queue_name)) WITH CHECK (pgmq._is_queue_owner(queue_name));
+    USING (pgmq._is_queue_owner(queue_name))
+    WITH CHECK (pgmq._policy_row_allowed(queue_name, queue_relid, dead_letter_queue, dead_letter_relid));
 CREATE POLICY policies_delete_own_queue ON pgmq.policies FOR DELETE
     USING (pgmq._is_queue_owner(queue_name));
 GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.policies TO PUBLIC;
@@ -510,12 +526,15 @@ CREATE FUNCTION pgmq._may_send(queue_name TEXT) RETURNS BOOLEAN
 
 -- The deduplication ids sent within each queue's window: the first send of
 -- an id inserts its row (the unique key makes a racing second send wait for
--- the first one's transaction and then find its msg_id).
+-- the first one's transaction and then find its msg_id). Pinned to the queue
+-- table (queue_relid): an id a dropped table of the same name left is never
+-- found for a new one.
 CREATE TABLE pgmq.deduplication (
     queue_name VARCHAR NOT NULL,
     deduplication_id TEXT NOT NULL,
     msg_id BIGINT NOT NULL,
     expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    queue_relid REGCLASS NOT NULL,
     CONSTRAINT deduplication_pkey PRIMARY KEY (queue_name, deduplication_id)
 );
 

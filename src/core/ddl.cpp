@@ -61,11 +61,16 @@ std::vector<std::string> CreateQueueStatements(std::string_view queue_name, Queu
 	};
 }
 
+// A meta row whose name maps to the tables of queue $1: lower() under the
+// "C" collation lowercases ASCII only, as TableName does.
+constexpr const char *kMetaNameMatches =
+	"pg_catalog.lower(queue_name::pg_catalog.text COLLATE pg_catalog.\"C\") OPERATOR(pg_catalog.=) "
+	"pg_catalog.lower($1 COLLATE pg_catalog.\"C\")";
+
 std::string QueueRegisteredSql()
 {
-	// lower() under the "C" collation lowercases ASCII only, as TableName does.
-	return "SELECT 1 FROM pgmq.meta WHERE pg_catalog.lower(queue_name::pg_catalog.text COLLATE pg_catalog.\"C\") "
-	       "OPERATOR(pg_catalog.=) pg_catalog.lower($1 COLLATE pg_catalog.\"C\") LIMIT 1";
+	return std::string("SELECT queue_name::pg_catalog.text FROM pgmq.meta WHERE ") + kMetaNameMatches +
+	       " ORDER BY queue_name LIMIT 1";
 }
 
 std::string UnloggedSequenceSql()
@@ -100,7 +105,7 @@ std::vector<std::string> DropQueueStatements(std::string_view queue_name)
 
 std::string DeleteMetaSql()
 {
-	return "DELETE FROM pgmq.meta WHERE queue_name OPERATOR(pg_catalog.=) $1 RETURNING is_partitioned";
+	return std::string("DELETE FROM pgmq.meta WHERE ") + kMetaNameMatches + " RETURNING queue_name::pg_catalog.text";
 }
 
 std::string LockQueueTableSql(std::string_view queue_name)

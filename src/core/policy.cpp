@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char *kEq = " OPERATOR(pg_catalog.=) ";
 
-// The columns of one policy, in the order of SetPolicySql's $2, $3.
+// The columns of one policy, in the order of SetPolicySql's $3, $4.
 struct PolicyColumns {
 	const char *first;
 	const char *second;  // nullptr: the policy has one column
@@ -78,12 +78,15 @@ double BackoffJitter(double uniform01)
 	return 1.0 - 0.1 * u;
 }
 
+// A row counts for the queue table it was written for ($2): one left by a
+// table that was dropped is never adopted by a new one of the same name.
 std::string LoadPolicySql()
 {
 	return "SELECT p.queue_name::pg_catalog.text, p.dead_letter_queue::pg_catalog.text, p.max_deliveries, "
 	       "p.retry_base_seconds, p.retry_max_seconds, p.deduplication_window, p.retention_max_age, "
-	       "p.retention_archive_max_age FROM pgmq.policies AS p WHERE pg_catalog.lower(p.queue_name::pg_catalog.text "
-	       "COLLATE pg_catalog.\"C\") OPERATOR(pg_catalog.=) $1 LIMIT 1";
+	       "p.retention_archive_max_age, p.dead_letter_relid::pg_catalog.oid FROM pgmq.policies AS p WHERE "
+	       "pg_catalog.lower(p.queue_name::pg_catalog.text COLLATE pg_catalog.\"C\") OPERATOR(pg_catalog.=) $1 AND "
+	       "p.queue_relid OPERATOR(pg_catalog.=) $2 LIMIT 1";
 }
 
 std::string MetaQueueNameSql()
@@ -95,14 +98,29 @@ std::string MetaQueueNameSql()
 std::string SetPolicySql(PolicyKind kind)
 {
 	const PolicyColumns columns = ColumnsOf(kind);
-	const std::string first(columns.first);
-	if (!columns.second)
-		return "INSERT INTO pgmq.policies AS p (queue_name, " + first + ") VALUES ($1, $2) ON CONFLICT (queue_name) " +
-		       "DO UPDATE SET " + first + " = EXCLUDED." + first + ", updated_at = pg_catalog.now()";
-	const std::string second(columns.second);
-	return "INSERT INTO pgmq.policies AS p (queue_name, " + first + ", " + second + ") VALUES ($1, $2, $3) " +
-	       "ON CONFLICT (queue_name) DO UPDATE SET " + first + " = EXCLUDED." + first + ", " + second + " = EXCLUDED." +
-	       second + ", updated_at = pg_catalog.now()";
+	std::string names = std::string(columns.first);
+	std::string values = "$3";
+	std::string updates = names + " = EXCLUDED." + names;
+	if (columns.second) {
+		names += std::string(", ") + columns.second;
+		values += ", $4";
+		updates += std::string(", ") + columns.second + " = EXCLUDED." + columns.second;
+	}
+	// The dead-letter queue is pinned to its table too ($5).
+	if (kind == PolicyKind::DeadLetter) {
+		names += ", dead_letter_relid";
+		values += ", $5";
+		updates += ", dead_letter_relid = EXCLUDED.dead_letter_relid";
+	}
+	return "INSERT INTO pgmq.policies AS p (queue_name, queue_relid, " + names + ") VALUES ($1, $2, " + values +
+	       ") ON CONFLICT (queue_name) DO UPDATE SET " + updates + ", updated_at = pg_catalog.now()";
+}
+
+std::string DeleteStalePolicySql()
+{
+	return "DELETE FROM pgmq.policies AS p WHERE pg_catalog.lower(p.queue_name::pg_catalog.text COLLATE "
+	       "pg_catalog.\"C\") OPERATOR(pg_catalog.=) pg_catalog.lower($1 COLLATE pg_catalog.\"C\") AND "
+	       "p.queue_relid OPERATOR(pg_catalog.<>) $2";
 }
 
 std::string ClearPolicySql(PolicyKind kind)
@@ -165,7 +183,8 @@ std::string DeduplicatedResolveSql(std::string_view queue_table)
 	return "WITH gone AS (DELETE FROM " + QualifiedTable(queue_table) + " AS q WHERE q.msg_id" + kEq +
 	       "ANY ($1) RETURNING q.msg_id) SELECT COALESCE(d.msg_id, r.msg_id) FROM ROWS FROM (pg_catalog.unnest($2), " +
 	       "pg_catalog.unnest($3)) WITH ORDINALITY AS r(msg_id, dedup_id, ord) LEFT JOIN pgmq.deduplication AS d ON " +
-	       "d.queue_name" + kEq + "$4 AND d.deduplication_id" + kEq + "r.dedup_id ORDER BY r.ord";
+	       "d.queue_name" + kEq + "$4 AND d.deduplication_id" + kEq + "r.dedup_id AND d.queue_relid" + kEq +
+	       "$5 ORDER BY r.ord";
 }
 
 std::string DeleteDeduplicationSql()
@@ -177,7 +196,8 @@ std::string ListPoliciesSql()
 {
 	return "SELECT p.queue_name::pg_catalog.text, p.dead_letter_queue::pg_catalog.text, p.max_deliveries, "
 	       "p.retry_base_seconds, p.retry_max_seconds, p.deduplication_window, p.retention_max_age, "
-	       "p.retention_archive_max_age FROM pgmq.policies AS p ORDER BY p.queue_name";
+	       "p.retention_archive_max_age, p.queue_relid::pg_catalog.oid, p.dead_letter_relid::pg_catalog.oid "
+	       "FROM pgmq.policies AS p ORDER BY p.queue_name";
 }
 
 std::string DeadLetteredCountSql(std::string_view dead_letter_table)

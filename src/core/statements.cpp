@@ -56,9 +56,9 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::RecentSend, {2, {P::Int8, P::Regclass}}},
 	// Generic plans: a custom plan is no better for any id.
 	{Statement::SendDeduplicated,
-	 {6, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}, true}},
+	 {7, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}, true}},
 	{Statement::SendBatchDeduplicated,
-	 {6, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz}, true}},
+	 {7, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}, true}},
 	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
 	{Statement::ReadDeadLetter, kDeadLetterShape},
 	{Statement::ReadConditionalDeadLetter, kConditionalDeadLetterShape},
@@ -164,15 +164,20 @@ std::string RecentSendSql(const std::string &q)
 std::string DeduplicationPre(const std::string &ids)
 {
 	return "pre AS (SELECT d.deduplication_id, d.msg_id FROM pgmq.deduplication AS d WHERE d.queue_name" +
-	       std::string(kEq) + "$4 AND d.deduplication_id" + kEq + ids +
-	       " AND (d.expires_at OPERATOR(pg_catalog.>) $5) IS TRUE)";
+	       std::string(kEq) + "$4 AND d.deduplication_id" + kEq + ids + " AND d.queue_relid" + kEq +
+	       "$7 AND (d.expires_at OPERATOR(pg_catalog.>) $5) IS TRUE)";
 }
 
 std::string DeduplicationUpsert(const std::string &rows)
 {
-	return "d AS (INSERT INTO pgmq.deduplication AS d (queue_name, deduplication_id, msg_id, expires_at) " + rows +
+	// A row another table of this name left (its queue_relid differs) is
+	// replaced as an expired one is.
+	return "d AS (INSERT INTO pgmq.deduplication AS d (queue_name, deduplication_id, msg_id, expires_at, queue_relid) " +
+	       rows +
 	       " ON CONFLICT (queue_name, deduplication_id) DO UPDATE SET msg_id = EXCLUDED.msg_id, "
-	       "expires_at = EXCLUDED.expires_at WHERE d.expires_at OPERATOR(pg_catalog.<=) $5 RETURNING d.deduplication_id)";
+	       "expires_at = EXCLUDED.expires_at, queue_relid = EXCLUDED.queue_relid WHERE d.expires_at "
+	       "OPERATOR(pg_catalog.<=) $5 OR d.queue_relid OPERATOR(pg_catalog.<>) EXCLUDED.queue_relid RETURNING "
+	       "d.deduplication_id)";
 }
 
 constexpr const char *kDeduplicationId = " OPERATOR(pg_catalog.->>) 'x-pgmq-deduplication-id'";
@@ -181,7 +186,7 @@ std::string SendDeduplicatedSql(const std::string &q)
 {
 	return "WITH " + DeduplicationPre(std::string("($2") + kDeduplicationId + ")") + ", m AS (INSERT INTO " + q +
 	       " AS q (vt, message, headers) SELECT $3, $1, $2 WHERE NOT EXISTS (SELECT FROM pre) RETURNING q.msg_id), " +
-	       DeduplicationUpsert(std::string("SELECT $4, $2") + kDeduplicationId + ", m.msg_id, $6 FROM m") +
+	       DeduplicationUpsert(std::string("SELECT $4, $2") + kDeduplicationId + ", m.msg_id, $6, $7 FROM m") +
 	       " SELECT COALESCE((SELECT pre.msg_id FROM pre), (SELECT m.msg_id FROM m)), EXISTS (SELECT FROM m) AND NOT " +
 	       "EXISTS (SELECT FROM d), $2" + kDeduplicationId;
 }
@@ -205,7 +210,7 @@ std::string SendBatchDeduplicatedSql(const std::string &q)
 	       "mapped AS (SELECT s.ord, s.dedup_id, n.msg_id FROM sendable AS s JOIN (SELECT inserted.msg_id, " +
 	       "pg_catalog.row_number() OVER (ORDER BY inserted.msg_id) AS rn FROM inserted) AS n ON n.rn " +
 	       "OPERATOR(pg_catalog.=) s.rn), " +
-	       DeduplicationUpsert("SELECT $4, p.dedup_id, p.msg_id, $6 FROM mapped AS p WHERE p.dedup_id IS NOT NULL") +
+	       DeduplicationUpsert("SELECT $4, p.dedup_id, p.msg_id, $6, $7 FROM mapped AS p WHERE p.dedup_id IS NOT NULL") +
 	       " SELECT COALESCE(pre.msg_id, p.msg_id), p.dedup_id IS NOT NULL AND d.deduplication_id IS NULL, i.dedup_id " +
 	       "FROM input AS i LEFT JOIN mapped AS p ON p.ord OPERATOR(pg_catalog.=) i.first_ord LEFT JOIN pre ON " +
 	       "pre.deduplication_id OPERATOR(pg_catalog.=) i.dedup_id LEFT JOIN d ON d.deduplication_id " +

@@ -33,14 +33,15 @@ namespace pgmq::pg {
 namespace {
 
 // The rest of the values of a deduplicated send: ($4 queue name, $5 now,
-// $6 expires at = now + window).
-void PolicyValues(const QueuePolicy &policy, Datum *values)
+// $6 expires at = now + window, $7 the queue table).
+void PolicyValues(const QueueRef &queue, const QueuePolicy &policy, Datum *values)
 {
 	const TimestampTz now = GetCurrentTimestamp();
 	values[3] = CStringGetTextDatum(policy.queue_name);
 	values[4] = TimestampTzGetDatum(now);
 	values[5] = DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now),
 	                                IntervalPGetDatum(&policy.deduplication_window));
+	values[6] = ObjectIdGetDatum(queue.queue_relid);
 }
 
 void EmitMsgId(FunctionCallInfo fcinfo, Datum msg_id)
@@ -61,16 +62,6 @@ Datum MsgIdOf(uint64 row, const QueueRef &queue)
 	return msg_id;
 }
 
-Oid TableOwner(Oid relid)
-{
-	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("pgmq: relation %u disappeared", relid)));
-	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
-	ReleaseSysCache(tuple);
-	return owner;
-}
-
 // The raced path: deletes the messages `drop` (inserted by this send) and
 // emits every element's msg_id (count elements; ids may hold NULLs).
 void Resolve(FunctionCallInfo fcinfo, const QueueRef &queue, Datum queue_name, Datum *drop, int ndrop, Datum *msg_ids,
@@ -78,15 +69,19 @@ void Resolve(FunctionCallInfo fcinfo, const QueueRef &queue, Datum queue_name, D
 {
 	int dims[1] = {count};
 	int lbs[1] = {1};
-	Oid types[4] = {INT8ARRAYOID, INT8ARRAYOID, TEXTARRAYOID, TEXTOID};
-	Datum values[4] = {
+	Oid types[5] = {INT8ARRAYOID, INT8ARRAYOID, TEXTARRAYOID, TEXTOID, REGCLASSOID};
+	Datum values[5] = {
 		PointerGetDatum(construct_array(drop, ndrop, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
 		PointerGetDatum(construct_array(msg_ids, count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
-		PointerGetDatum(construct_md_array(ids, id_nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT)), queue_name};
+		PointerGetDatum(construct_md_array(ids, id_nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT)), queue_name,
+		ObjectIdGetDatum(queue.queue_relid)};
 	const char *queue_table = queue.queue_table;
 	uint64 rows = 0;
-	AsOwner(TableOwner(queue.queue_relid), [&] {
-		RunCore([&] { rows = ExecuteOnce(core::DeduplicatedResolveSql(queue_table), 4, types, values); });
+	const Oid owner = RelationOwner(queue.queue_relid);
+	if (!OidIsValid(owner))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("pgmq: relation %u disappeared", queue.queue_relid)));
+	AsOwner(owner, [&] {
+		RunCore([&] { rows = ExecuteOnce(core::DeduplicatedResolveSql(queue_table), 5, types, values); });
 	});
 	for (uint64 i = 0; i < rows; i++)
 		EmitMsgId(fcinfo, MsgIdOf(i, queue));
@@ -109,9 +104,9 @@ bool HasDeduplicationId(Jsonb *headers)
 void SendDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const QueuePolicy &policy, Datum *send_values,
                       const char *send_nulls)
 {
-	Datum values[6] = {send_values[0], send_values[1], send_values[2]};
-	const char nulls[6] = {send_nulls[0], send_nulls[1], send_nulls[2], ' ', ' ', ' '};
-	PolicyValues(policy, values);
+	Datum values[7] = {send_values[0], send_values[1], send_values[2]};
+	const char nulls[7] = {send_nulls[0], send_nulls[1], send_nulls[2], ' ', ' ', ' ', ' '};
+	PolicyValues(queue, policy, values);
 	ExecutePlan(PlanFor(queue, core::Statement::SendDeduplicated), values, nulls);
 	Datum msg_id = MsgIdOf(0, queue);
 	// New, or the first sender's (lower): either bounds the queue's head.
@@ -130,9 +125,9 @@ void SendDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const Queu
 void SendBatchDeduplicated(FunctionCallInfo fcinfo, const QueueRef &queue, const QueuePolicy &policy,
                            Datum *batch_values, const char *batch_nulls)
 {
-	Datum values[6] = {batch_values[0], batch_values[1], batch_values[2]};
-	const char nulls[6] = {batch_nulls[0], batch_nulls[1], batch_nulls[2], ' ', ' ', ' '};
-	PolicyValues(policy, values);
+	Datum values[7] = {batch_values[0], batch_values[1], batch_values[2]};
+	const char nulls[7] = {batch_nulls[0], batch_nulls[1], batch_nulls[2], ' ', ' ', ' ', ' '};
+	PolicyValues(queue, policy, values);
 	const uint64 count = ExecutePlan(PlanFor(queue, core::Statement::SendBatchDeduplicated), values, nulls);
 	// The first element's id is the batch's lowest new one, or an older one.
 	if (count > 0)

@@ -41,9 +41,15 @@ Datum CreateQueue(FunctionCallInfo fcinfo, core::QueueKind kind)
 	ReadNewQueueName(fcinfo, 0, &queue);
 	RequireCreateOnSchema();
 	LockQueueName(queue);
-	const Datum name_datum = PG_GETARG_DATUM(0);
 	SpiConnect();
-	CheckRelationsForCreate(queue, false, QueueRegistered(queue), &existing);
+	const Registration registration = FindRegistration(&queue);
+	// An existing queue keeps the name it was registered under (its archive
+	// index is named after it).
+	const Datum name_datum = registration.registered ? registration.name : PG_GETARG_DATUM(0);
+	text *name_text = DatumGetTextPP(name_datum);
+	queue.name = VARDATA_ANY(name_text);
+	queue.name_len = VARSIZE_ANY_EXHDR(name_text);
+	CheckRelationsForCreate(queue, false, registration.registered, &existing);
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
 		for (const std::string &statement : core::CreateQueueStatements(name, kind, existing))
@@ -57,9 +63,7 @@ Datum CreateQueue(FunctionCallInfo fcinfo, core::QueueKind kind)
 				ExecuteOnce(core::SetSequenceLoggedSql(sequence));
 			}
 		}
-		Oid types[3] = {TEXTOID, BOOLOID, BOOLOID};
-		Datum values[3] = {name_datum, BoolGetDatum(false), BoolGetDatum(kind == core::QueueKind::Unlogged)};
-		ExecuteOnce(core::InsertMetaSql(), 3, types, values);
+		RegisterQueue(registration, name_datum, false, kind == core::QueueKind::Unlogged);
 	});
 	SpiFinish();
 	PG_RETURN_VOID();
@@ -105,28 +109,22 @@ bool DropQueue(FunctionCallInfo fcinfo)
 	// whose row goes first (below).
 	RequireRelationOwner(queue.queue_relid);
 	const Datum name_datum = PG_GETARG_DATUM(0);
+	const std::string_view name(queue.name, queue.name_len);
 	// Only a partitioned queue touches pg_partman's configuration: the owner of
 	// a plain queue need not have any access to partman's schema to drop it.
 	const bool partitioned = HasPartitionedTable(queue);
 	Partman partman{};
 	SpiConnect();
-	const bool policy_tables = PolicyTablesExist();
 	if (partitioned)
 		FindPartman(&partman);
 	RunCore([&] {
-		// The meta row first: its row-level security policy lets only the
-		// queue table's owner delete it, so the table must still be there.
-		Oid types[1] = {TEXTOID};
-		Datum values[1] = {name_datum};
-		ExecuteOnce(core::DeleteMetaSql(), 1, types, values);
-		// Its policy row went with the meta row (ON DELETE CASCADE); its
-		// deduplication ids, which have no foreign key (one more lookup per
-		// send), go here, while the table their row policy checks exists.
-		if (policy_tables)
-			ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
+		// The rows first, under any spelling of the name: their row-level
+		// security lets only the queue table's owner delete them, so the
+		// table must still be there.
+		ForgetQueueRows(name_datum);
 		if (partitioned && partman.installed)
 			ForgetPartitioning(partman, queue);
-		for (const std::string &statement : core::DropQueueStatements(std::string_view(queue.name, queue.name_len)))
+		for (const std::string &statement : core::DropQueueStatements(name))
 			ExecuteOnce(statement);
 	});
 	SpiFinish();

@@ -101,11 +101,17 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 	RequireCreateOnSchema();
 	LockQueueName(queue);
 	core::ExistingRelations existing;
-	CheckRelationsForCreate(queue, true, QueueRegistered(queue), &existing);
+	const Registration registration = FindRegistration(&queue);
+	// An existing queue keeps the name it was registered under (its archive
+	// index is named after it).
+	const Datum name_datum = registration.registered ? registration.name : PG_GETARG_DATUM(0);
+	text *name_text = DatumGetTextPP(name_datum);
+	queue.name = VARDATA_ANY(name_text);
+	queue.name_len = VARSIZE_ANY_EXHDR(name_text);
+	CheckRelationsForCreate(queue, true, registration.registered, &existing);
 	if (QueueExists(&queue) && get_rel_relkind(queue.queue_relid) != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR, (errcode(ERRCODE_DUPLICATE_TABLE),
 		                errmsg("queue \"%.*s\" already exists and is not partitioned", queue.name_len, queue.name)));
-	const Datum name_datum = PG_GETARG_DATUM(0);
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
 		const core::PartitionPlan plan = core::PlanPartitioning(partition_text, retention_text, premake);
@@ -123,9 +129,7 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 		ManageParent(partman, core::PartmanParentName(queue.archive_table), plan.archive_column, interval,
 		             premake, retention_interval);
 		ExecuteOnce(indexes[1]);
-		Oid types[3] = {TEXTOID, BOOLOID, BOOLOID};
-		Datum values[3] = {name_datum, BoolGetDatum(true), BoolGetDatum(false)};
-		ExecuteOnce(core::InsertMetaSql(), 3, types, values);
+		RegisterQueue(registration, name_datum, true, false);
 	});
 	SpiFinish();
 	PG_RETURN_VOID();

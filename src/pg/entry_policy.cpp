@@ -64,16 +64,22 @@ void ResolveOwnQueue(FunctionCallInfo fcinfo, QueueRef *queue)
 	RequireRelationOwner(queue->queue_relid);
 }
 
-// Writes one policy of the queue ($2, $3 of SetPolicySql) and tells every
-// backend to read the queue's policy again. Requires SPI.
-void WritePolicy(const QueueRef &queue, core::PolicyKind kind, Oid type2, Datum value2, bool null2, Oid type3,
-                 Datum value3, bool null3)
+// Writes one policy of the queue ($3, $4 of SetPolicySql; $5 the
+// dead-letter queue's table), after removing what a dropped table of the
+// same name left, and tells every backend to read the queue's policy
+// again. Requires SPI.
+void WritePolicy(const QueueRef &queue, core::PolicyKind kind, Oid type3, Datum value3, bool null3, Oid type4,
+                 Datum value4, bool null4, Oid dead_letter_relid = InvalidOid)
 {
-	Oid types[3] = {TEXTOID, type2, type3};
-	Datum values[3] = {MetaName(queue), value2, value3};
-	const char nulls[3] = {' ', NullFlag(null2), NullFlag(null3)};
-	const int nargs = kind == core::PolicyKind::Deduplication ? 2 : 3;
-	RunCore([&] { ExecuteOnce(core::SetPolicySql(kind), nargs, types, values, nulls); });
+	Oid types[5] = {TEXTOID, REGCLASSOID, type3, type4, REGCLASSOID};
+	Datum values[5] = {MetaName(queue), ObjectIdGetDatum(queue.queue_relid), value3, value4,
+	                   ObjectIdGetDatum(dead_letter_relid)};
+	const char nulls[5] = {' ', ' ', NullFlag(null3), NullFlag(null4), ' '};
+	const int nargs = kind == core::PolicyKind::DeadLetter ? 5 : kind == core::PolicyKind::Deduplication ? 3 : 4;
+	RunCore([&] {
+		ExecuteOnce(core::DeleteStalePolicySql(), 2, types, values);
+		ExecuteOnce(core::SetPolicySql(kind), nargs, types, values, nulls);
+	});
 	CacheInvalidateRelcacheByRelid(queue.queue_relid);
 }
 
@@ -140,7 +146,7 @@ PGMQ_FUNCTION(pgmq_set_dead_letter_queue)
 	SpiConnect();
 	const Datum dead_letter_name = MetaName(dead_letter);
 	WritePolicy(queue, core::PolicyKind::DeadLetter, TEXTOID, dead_letter_name, false, INT4OID,
-	            Int32GetDatum(max_deliveries), false);
+	            Int32GetDatum(max_deliveries), false, dead_letter.queue_relid);
 	SpiFinish();
 	PG_RETURN_VOID();
 }
@@ -285,8 +291,42 @@ PGMQ_FUNCTION(pgmq_redrive)
 	PG_RETURN_INT64(moved);
 }
 
+namespace {
+
+// The number of queue_name's messages waiting in dead-letter queue
+// `table` (relid), into *count; NULL when the caller may not read it. A
+// dead-letter queue whose table is not what pgmq makes costs its count
+// only (a WARNING), never the whole list. Requires SPI.
+void DeadLetteredCount(Datum queue_name, Oid relid, const char *table, Datum *count, bool *isnull)
+{
+	*isnull = true;
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		return;
+	Datum counted = Datum(0);
+	bool counted_null = true;
+	ErrorData *error = InSubtransaction([&] {
+		VerifyTableShape(relid, table, TableRole::Queue);
+		Oid types[1] = {TEXTOID};
+		Datum values[1] = {queue_name};
+		RunCore([&] { ExecuteOnce(core::DeadLetteredCountSql(table), 1, types, values); });
+		counted = ResultValue(0, 1, INT8OID, &counted_null);
+	});
+	if (error) {
+		ereport(WARNING, (errcode(error->sqlerrcode),
+		                  errmsg("no dead-letter count for queue \"%s\": %s", TextDatumGetCString(queue_name),
+		                         error->message)));
+		return;
+	}
+	*count = counted;
+	*isnull = counted_null;
+}
+
+}  // namespace
+
 // list_policies() -> every queue's policies, and how many of its messages
 // wait in its dead-letter queue (NULL when the caller may not read it).
+// Rows a dropped table left behind (pinned to another table than the
+// queue's current one) are not listed.
 PGMQ_FUNCTION(pgmq_list_policies)
 {
 	BeginRowsResult(fcinfo);
@@ -295,39 +335,31 @@ PGMQ_FUNCTION(pgmq_list_policies)
 	uint64 rows = 0;
 	RunCore([&] { rows = ExecuteOnce(core::ListPoliciesSql()); });
 	SPITupleTable *policies = SPI_tuptable;
-	const Oid pgmq_namespace = get_namespace_oid("pgmq", false);
-	const Oid types[8] = {TEXTOID, TEXTOID, INT4OID, INT4OID, INT4OID, INTERVALOID, INTERVALOID, INTERVALOID};
-	for (int c = 0; c < 8; c++)
+	constexpr int kColumns = 10;
+	const Oid types[kColumns] = {TEXTOID,     TEXTOID,     INT4OID, INT4OID, INT4OID, INTERVALOID,
+	                             INTERVALOID, INTERVALOID, OIDOID,  OIDOID};
+	for (int c = 0; c < kColumns; c++)
 		RequireColumnType(policies->tupdesc, c + 1, types[c], "policies");
 	for (uint64 i = 0; i < rows; i++) {
+		Datum row[kColumns];
+		bool row_nulls[kColumns];
+		for (int c = 0; c < kColumns; c++)
+			row[c] = SPI_getbinval(policies->vals[i], policies->tupdesc, c + 1, &row_nulls[c]);
+		QueueRef queue;
+		if (!FindQueueQuietly(DatumGetTextPP(row[0]), &queue) || queue.queue_relid != DatumGetObjectId(row[8]))
+			continue;
 		Datum values[9];
 		bool nulls[9];
-		Datum row[8];
-		bool row_nulls[8];
-		for (int c = 0; c < 8; c++)
-			row[c] = SPI_getbinval(policies->vals[i], policies->tupdesc, c + 1, &row_nulls[c]);
 		values[0] = row[0], nulls[0] = row_nulls[0];
 		values[1] = row[1], nulls[1] = row_nulls[1];
 		values[2] = row[2], nulls[2] = row_nulls[2];
 		values[3] = Datum(0), nulls[3] = true;
 		for (int c = 3; c < 8; c++)
 			values[c + 1] = row[c], nulls[c + 1] = row_nulls[c];
-		if (!row_nulls[1]) {
-			char table[NAMEDATALEN];
-			char archive[NAMEDATALEN];
-			const char *name = TextDatumGetCString(row[1]);
-			Failure failure;
-			if (TryCore(failure, [&] { core::WriteQueueTableNames(name, table, archive, NAMEDATALEN); })) {
-				const Oid relid = get_relname_relid(table, pgmq_namespace);
-				if (OidIsValid(relid) && pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK) {
-					VerifyTableShape(relid, table, TableRole::Queue);
-					Oid count_types[1] = {TEXTOID};
-					Datum count_values[1] = {row[0]};
-					RunCore([&] { ExecuteOnce(core::DeadLetteredCountSql(table), 1, count_types, count_values); });
-					values[3] = ResultValue(0, 1, INT8OID, &nulls[3]);
-				}
-			}
-		}
+		QueueRef dead_letter;
+		if (!row_nulls[1] && !row_nulls[9] && FindQueueQuietly(DatumGetTextPP(row[1]), &dead_letter) &&
+		    dead_letter.queue_relid == DatumGetObjectId(row[9]))
+			DeadLetteredCount(row[0], dead_letter.queue_relid, dead_letter.queue_table, &values[3], &nulls[3]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	SpiFinish();

@@ -8,14 +8,14 @@
 // THE INVARIANT. Every row of a queue table that a new snapshot sees (a
 // committed, live message) has msg_id >= the queue's head, except a row
 // written with plain SQL (an INSERT that no pgmq send announced, an UPDATE
-// of msg_id); such a row stays below the head at most until the first
-// rescan that starts after its commit, and rescans start at most one
-// pgmq.queue_head_rescan_interval apart while reads come.
+// of msg_id) or with an id taken after the queue's identity was set back
+// (TRUNCATE ... RESTART IDENTITY, setval); such a row stays below the head
+// at most until the first rescan that starts after its commit, and rescans
+// start at most one pgmq.queue_head_rescan_interval apart while reads come.
 //
 // Why it holds:
-// - Lowering the head is always safe (any value below a lower bound is one).
-//   A refresh that finds a lower live id lowers it at once; so does a send
-//   whose id lies below it (an identity restarted or set back).
+// - Lowering the head is always safe (any value below a lower bound is one):
+//   a refresh that finds a lower live id lowers it at once.
 // - A head is raised only from the commit of the transaction whose refresh
 //   computed the new value c from the old value s, and only if the head
 //   still is s (compare and swap): nothing live lies below s, and the
@@ -35,8 +35,7 @@
 //   prepared, or any of its subtransactions aborts (a ROLLBACK TO SAVEPOINT,
 //   an exception block), so x is gone for good when the head passes it.
 //   Deletes of other transactions that S shows as done are committed. Sends
-//   after (3) take ids above m (the sequence only grows; one that does not
-//   lowers the head, which fails the compare and swap). A prepared
+//   after (3) take ids above m, as long as the identity only grows. A prepared
 //   transaction stays invisible after its backend moved on: while one
 //   exists, a refresh raises nothing.
 // - A raise finds its entry again by key and incarnation: an entry evicted
@@ -523,13 +522,6 @@ void NoteFirstSentId(Oid queue_relid, int64 msg_id)
 	for (int k = 0; k < my_sends; k++)
 		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) == kUnknown)
 			pg_atomic_write_u64(&slot->low[k], AsBits(msg_id));
-	// An id below the head (the identity was restarted or set back): lowered
-	// now, before the row can become visible.
-	pg_memory_barrier();
-	LWLockAcquire(entries_lock, LW_SHARED);
-	if (QueueHeadEntry *entry = FindEntry(key))
-		LowerTo(&entry->head, msg_id);
-	LWLockRelease(entries_lock);
 }
 
 }  // namespace pgmq::pg

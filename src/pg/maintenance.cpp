@@ -117,17 +117,6 @@ int64 FindPartConfig(SPITupleTable *config, uint64 rows, const char *table)
 	return -1;
 }
 
-// The owner of relation relid, InvalidOid if it is gone.
-Oid RelationOwner(Oid relid)
-{
-	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return InvalidOid;
-	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
-	ReleaseSysCache(tuple);
-	return owner;
-}
-
 }  // namespace
 
 void ListMaintainedTables(const Partman &partman, const char *only_queue_table, MemoryContext context,

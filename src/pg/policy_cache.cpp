@@ -23,6 +23,8 @@ extern "C" {
 #include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "nodes/pg_list.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
@@ -123,10 +125,10 @@ void ReadPolicy(const QueueRef &queue, PolicyEntry *entry)
 	entry->dead_letter_relid = InvalidOid;
 	if (!PolicyTablesExist())
 		return;
-	Oid types[1] = {TEXTOID};
+	Oid types[2] = {TEXTOID, REGCLASSOID};
 	// q_<lowercased name>: the name as every table name has it.
-	Datum values[1] = {CStringGetTextDatum(queue.queue_table + 2)};
-	const int rc = SPI_execute_with_args(core::LoadPolicySql().c_str(), 1, types, values, nullptr, false, 1);
+	Datum values[2] = {CStringGetTextDatum(queue.queue_table + 2), ObjectIdGetDatum(queue.queue_relid)};
+	const int rc = SPI_execute_with_args(core::LoadPolicySql().c_str(), 2, types, values, nullptr, false, 1);
 	if (rc != SPI_OK_SELECT)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq could not read the policies of pgmq.%s: %s",
 		                                                        queue.queue_table, SPI_result_code_string(rc))));
@@ -141,19 +143,20 @@ void ReadPolicy(const QueueRef &queue, PolicyEntry *entry)
 	policy->deduplication = IntervalColumn(6, &policy->deduplication_window);
 	policy->retention = IntervalColumn(7, &policy->retention_max_age);
 	policy->archive_retention = IntervalColumn(8, &policy->retention_archive_max_age);
+	bool pinned_null = true;
+	const Oid pinned = DatumGetObjectId(ResultValue(0, 9, OIDOID, &pinned_null));
 	SPI_freetuptable(SPI_tuptable);
 	if (!policy->dead_letter)
 		return;
-	char archive_table[NAMEDATALEN];
-	Failure failure;
-	const char *name = policy->dead_letter_queue;
-	char *table = entry->dead_letter_table;
-	if (!TryCore(failure, [name, table, &archive_table] {
-		    core::WriteQueueTableNames(name, table, archive_table, NAMEDATALEN);
-	    }))
-		table[0] = '\0';
-	else
-		entry->dead_letter_relid = get_relname_relid(table, get_namespace_oid("pgmq", false));
+	// Only the table the policy was set for: one made later under its name
+	// (after a DROP TABLE) is not the dead-letter queue its owner chose.
+	QueueRef dead_letter;
+	if (!pinned_null && FindQueueQuietly(policy->dead_letter_queue, static_cast<int>(strlen(policy->dead_letter_queue)),
+	                                     &dead_letter) &&
+	    dead_letter.queue_relid == pinned) {
+		strlcpy(entry->dead_letter_table, dead_letter.queue_table, NAMEDATALEN);
+		entry->dead_letter_relid = dead_letter.queue_relid;
+	}
 }
 
 PolicyEntry *ValidEntry(const QueueRef &queue)
@@ -202,6 +205,17 @@ SPIPlanPtr DeadLetterPlan(const QueueRef &queue, core::Statement claim, Oid *dea
 		                errmsg("dead-letter queue \"%s\" of queue \"%s\" does not exist", entry->policy.dead_letter_queue,
 		                       entry->policy.queue_name),
 		                errhint("Create it, or run SELECT pgmq.clear_dead_letter_queue('%s');", entry->policy.queue_name)));
+	// Checked where it is used, whoever wrote the row: messages of a queue go
+	// only where its owner could have sent them.
+	const Oid owner = RelationOwner(queue.queue_relid);
+	if (pg_class_aclcheck(entry->dead_letter_relid, owner, ACL_INSERT) != ACLCHECK_OK)
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("queue \"%s\" may not dead-letter into queue \"%s\"", entry->policy.queue_name,
+		                       entry->policy.dead_letter_queue),
+		                errdetail("Role \"%s\", the owner of pgmq.%s, may not insert into pgmq.%s.",
+		                          GetUserNameFromId(owner, true), queue.queue_table, entry->dead_letter_table),
+		                errhint("Grant it INSERT on that queue, or run SELECT pgmq.clear_dead_letter_queue('%s');",
+		                        entry->policy.queue_name)));
 	VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
 	VerifyTableShape(entry->dead_letter_relid, entry->dead_letter_table, TableRole::Queue);
 	SPIPlanPtr plan = nullptr;

@@ -73,17 +73,6 @@ int64 RunBatch(const QueueRef &queue, const QueuePolicy &policy, Step step)
 
 constexpr Step kSteps[] = {Step::Queue, Step::Archive, Step::Deduplication};
 
-// The owner of the queue table, InvalidOid when it is gone.
-Oid QueueOwner(Oid relid)
-{
-	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return InvalidOid;
-	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
-	ReleaseSysCache(tuple);
-	return owner;
-}
-
 // Retention and expiry of one queue, batch by batch, each as the owner.
 // One WARNING for a queue whose policy maintenance failed (the first line of
 // the error): the other queues carry on.
@@ -99,7 +88,7 @@ void MaintainQueue(const char *name, Commits mode, int64 *deleted)
 	QueueRef queue;
 	if (!FindQueueQuietly(name, static_cast<int>(strlen(name)), &queue))
 		return;
-	const Oid owner = QueueOwner(queue.queue_relid);
+	const Oid owner = RelationOwner(queue.queue_relid);
 	if (!OidIsValid(owner))
 		return;
 	if (!has_privs_of_role(GetUserId(), owner)) {

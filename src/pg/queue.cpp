@@ -5,10 +5,13 @@
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_collation_d.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 namespace pgmq::pg {
@@ -79,11 +82,23 @@ void LockQueueName(const QueueRef &queue)
 	text *key = static_cast<text *>(palloc(VARHDRSZ + prefix_len + queue.name_len));
 	SET_VARSIZE(key, VARHDRSZ + prefix_len + queue.name_len);
 	memcpy(VARDATA(key), prefix, prefix_len);
-	memcpy(VARDATA(key) + prefix_len, queue.name, queue.name_len);
+	// One lock for every spelling of the name: they share the tables.
+	for (int i = 0; i < queue.name_len; i++)
+		VARDATA(key)[prefix_len + i] = pg_ascii_tolower(static_cast<unsigned char>(queue.name[i]));
 	const int32 hash = DatumGetInt32(DirectFunctionCall1Coll(hashtext, DEFAULT_COLLATION_OID, PointerGetDatum(key)));
 	// SQL's implicit int4 -> int8 cast picks the bigint lock: sign-extend the same way.
 	DirectFunctionCall1(pg_advisory_xact_lock_int8, Int64GetDatum(static_cast<int64>(hash)));
 	pfree(key);
+}
+
+Oid RelationOwner(Oid relid)
+{
+	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
 }
 
 }  // namespace pgmq::pg

@@ -4,12 +4,15 @@
 // the caller.
 #include "pgmq/core/ddl.hpp"
 #include "pgmq/core/partition.hpp"
+#include "pgmq/core/policy.hpp"
 #include "pgmq/core/queue_name.hpp"
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue_relations.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
@@ -118,16 +121,51 @@ void RequireRelationOwner(Oid relid)
 		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(get_rel_relkind(relid)), get_rel_name(relid));
 }
 
-bool QueueRegistered(const QueueRef &queue)
+Registration FindRegistration(QueueRef *queue)
 {
-	bool registered = false;
-	text *name = cstring_to_text_with_len(queue.name, queue.name_len);
+	Registration registration{false, false, Datum(0)};
+	Datum name = PointerGetDatum(cstring_to_text_with_len(queue->name, queue->name_len));
+	bool found = false;
 	RunCore([&] {
 		Oid types[1] = {TEXTOID};
-		Datum values[1] = {PointerGetDatum(name)};
-		registered = ExecuteOnce(core::QueueRegisteredSql(), 1, types, values) > 0;
+		Datum values[1] = {name};
+		found = ExecuteOnce(core::QueueRegisteredSql(), 1, types, values) > 0;
 	});
-	return registered;
+	if (found) {
+		bool isnull = true;
+		registration.name = PointerGetDatum(DatumGetTextPCopy(ResultValue(0, 1, TEXTOID, &isnull)));
+		registration.stale = !QueueExists(queue);
+		registration.registered = !registration.stale;
+	}
+	return registration;
+}
+
+void ForgetQueueRows(Datum name)
+{
+	Oid types[1] = {TEXTOID};
+	const uint64 rows = ExecuteOnce(core::DeleteMetaSql(), 1, types, &name);
+	if (rows == 0 || !CallPostgres(PolicyTablesExist))
+		return;
+	// Deduplication ids have no foreign key (one more lookup per send).
+	std::vector<Datum> names;
+	SPITupleTable *deleted = SPI_tuptable;
+	for (uint64 i = 0; i < rows; i++) {
+		bool isnull = true;
+		names.push_back(CallPostgres([&] { return SPI_getbinval(deleted->vals[i], deleted->tupdesc, 1, &isnull); }));
+	}
+	for (Datum deleted_name : names)
+		ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, &deleted_name);
+}
+
+void RegisterQueue(const Registration &registration, Datum name, bool partitioned, bool unlogged)
+{
+	if (registration.stale)
+		ForgetQueueRows(name);
+	if (registration.registered)
+		return;
+	Oid types[3] = {TEXTOID, BOOLOID, BOOLOID};
+	Datum values[3] = {name, BoolGetDatum(partitioned), BoolGetDatum(unlogged)};
+	ExecuteOnce(core::InsertMetaSql(), 3, types, values);
 }
 
 void RequireCreateOnSchema()

@@ -43,10 +43,11 @@ constexpr int kQueueFillfactor = 80;
 std::vector<std::string> CreateQueueStatements(std::string_view queue_name, QueueKind kind,
                                                const ExistingRelations &existing);
 
-// Whether pgmq.meta registers this queue's tables: ($1 queue name) -> a row
-// when some meta row's name maps to the same tables (any ASCII case, as
-// TableName lowercases), so a second spelling of one's own queue stays
-// idempotent and a second spelling of another's queue is not "new".
+// Whether pgmq.meta registers this queue's tables: ($1 queue name) -> the
+// registered name when some meta row's name maps to the same tables (any
+// ASCII case, as TableName lowercases), so a second spelling of one's own
+// queue stays idempotent (and makes no second archive index) and a second
+// spelling of another's queue is not "new".
 std::string QueueRegisteredSql();
 
 // An unlogged queue table's identity sequence is unlogged too (PostgreSQL
@@ -68,7 +69,8 @@ std::string InsertMetaSql();
 // DROP TABLE IF EXISTS for the queue table then the archive.
 std::vector<std::string> DropQueueStatements(std::string_view queue_name);
 
-// DELETE of the meta row ($1 queue name); returns is_partitioned.
+// DELETE of the queue's meta rows ($1 queue name, any ASCII case); returns
+// the names they had.
 std::string DeleteMetaSql();
 
 // Row count, then TRUNCATE, of the queue table.

@@ -31,10 +31,11 @@ double BackoffSeconds(int64_t base_seconds, int64_t max_seconds, int64_t read_ct
 // and consumers that failed together spread out.
 double BackoffJitter(double uniform01);
 
-// ($1 lowercased queue name, as in q_<name>) -> the queue's policy row:
-// queue_name, dead_letter_queue, max_deliveries, retry_base_seconds,
-// retry_max_seconds, deduplication_window, retention_max_age,
-// retention_archive_max_age.
+// ($1 lowercased queue name, as in q_<name>; $2 the queue table's OID) ->
+// the queue's policy row, if it was written for that table: queue_name,
+// dead_letter_queue, max_deliveries, retry_base_seconds, retry_max_seconds,
+// deduplication_window, retention_max_age, retention_archive_max_age,
+// dead_letter_relid (the dead-letter queue's table when it was set).
 std::string LoadPolicySql();
 
 // ($1 queue name, any ASCII case) -> the queue's name as pgmq.meta has it.
@@ -44,11 +45,17 @@ std::string MetaQueueNameSql();
 enum class PolicyKind { DeadLetter, RetryBackoff, Deduplication, Retention };
 
 // Upsert of one policy's columns of a queue's row: ($1 queue name as in
-// meta, $2, $3 the policy's values). DeadLetter: ($2 dead-letter queue
-// text, $3 max deliveries int4); RetryBackoff: ($2 base int4, $3 max int4);
-// Deduplication: ($2 window interval, $3 unused int4); Retention: ($2
-// max_age interval, $3 archive_max_age interval).
+// meta, $2 the queue table (regclass), $3, $4 the policy's values).
+// DeadLetter: ($3 dead-letter queue text, $4 max deliveries int4, $5 the
+// dead-letter queue's table); RetryBackoff: ($3 base int4, $4 max int4);
+// Deduplication: ($3 window interval); Retention: ($3 max_age interval, $4
+// archive_max_age interval).
 std::string SetPolicySql(PolicyKind kind);
+
+// Before SetPolicySql: the rows of queue $1 (any ASCII case) written for
+// another table than $2 (one dropped without drop_queue): never merged
+// into the new table's policy.
+std::string DeleteStalePolicySql();
 
 // Clears one policy's columns of queue $1, then deletes the row when no
 // policy is left.
@@ -73,19 +80,22 @@ std::string ExpireDeduplicationBatchSql();
 // After a deduplicated send raced another transaction's first send of an id
 // (statements.hpp, SendDeduplicated): ($1 msg_ids this send inserted for
 // ids it lost, $2 every element's msg_id, $3 every element's id or NULL, $4
-// queue name) -> each element's msg_id, in order: the first send's for an
-// id, else its own. Deletes the messages $1 from pgmq.<queue_table>.
+// queue name, $5 the queue table) -> each element's msg_id, in order: the
+// first send's for an id, else its own. Deletes the messages $1 from
+// pgmq.<queue_table>.
 std::string DeduplicatedResolveSql(std::string_view queue_table);
 
 // drop_queue: the queue's deduplication ids ($1 queue name as in meta).
 std::string DeleteDeduplicationSql();
 
-// Every policy row, by queue name; and the number of messages of queue $1
+// Every policy row, by queue name (the columns of LoadPolicySql, then
+// queue_relid and dead_letter_relid); and the number of messages of queue $1
 // waiting in pgmq.<dead_letter_table>.
 std::string ListPoliciesSql();
 std::string DeadLetteredCountSql(std::string_view dead_letter_table);
 
-// Queues with a retention policy ($1 none): queue_name.
+// Queues with a retention policy ($1 none): queue_name. (Maintenance reads
+// each one's policy with LoadPolicySql, which skips rows of dropped tables.)
 std::string RetentionQueuesSql();
 
 // How many rows one retention or expiry batch deletes.

@@ -40,8 +40,8 @@ enum class Statement : unsigned char {
 	RecentSend,       // ($1 window ids, $2 msg_id identity sequence) -> (last id, msg_id,
 	                  //  seconds since its enqueued_at): the send-rate sample of partition_status
 	// Delivery policies (policy.hpp). Only queues with the policy use them.
-	SendDeduplicated,       // Send + ($4 queue name, $5 now, $6 expires_at) -> (msg_id, raced, dedup id)
-	SendBatchDeduplicated,  // SendBatch + ($4..$6 as above) -> (msg_id, raced, dedup id) per element
+	SendDeduplicated,       // Send + ($4 queue name, $5 now, $6 expires_at, $7 queue table) -> (msg_id, raced, dedup id)
+	SendBatchDeduplicated,  // SendBatch + ($4..$7 as above) -> (msg_id, raced, dedup id) per element
 	Retry,                  // ($1 msg_id, $2 now, $3 base s, $4 max s, $5 jitter factor) -> message row
 	// Dead-letter claims: ($1 now, $2 new vt, $3 qty, $4 max deliveries, $5 source
 	// queue name[, $6 condition]) and, for the two plain reads, last, the head

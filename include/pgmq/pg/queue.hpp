@@ -42,9 +42,13 @@ inline bool FindQueueQuietly(text *name, QueueRef *queue)
 void ResolveQueue(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
 
 // Takes upstream's transaction-scoped advisory lock for this queue name,
-// pg_advisory_xact_lock(hashtext('pgmq.queue_' || name)).
+// pg_advisory_xact_lock(hashtext('pgmq.queue_' || name)), with the name's
+// ASCII letters lowercased as in its table names: create('Jobs') and
+// drop_queue('jobs') wait for each other.
 void LockQueueName(const QueueRef &queue);
 
+// The owner of relation relid, InvalidOid when it is gone. Never fails.
+Oid RelationOwner(Oid relid);
 // ERROR 22004 "<what> cannot be NULL" when argument argno is NULL.
 void RequireArgument(FunctionCallInfo fcinfo, int argno, const char *what);
 

@@ -11,9 +11,27 @@
 
 namespace pgmq::pg {
 
-// Whether pgmq.meta has a row for the queue's tables (core::QueueRegisteredSql).
-// Requires SPI; may ereport.
-bool QueueRegistered(const QueueRef &queue);
+// How pgmq.meta registers the queue's tables (core::QueueRegisteredSql):
+// under which name, and whether that row outlived its queue table (which a
+// tenant can drop with DROP TABLE): create* then forgets the old queue's
+// rows instead of adopting them. Requires SPI; may ereport.
+struct Registration {
+	bool registered;  // a live row: the queue exists under `name`
+	bool stale;       // a row whose queue table is gone
+	Datum name;       // text, the registered name (when registered)
+};
+Registration FindRegistration(QueueRef *queue);
+
+// create* after its tables exist: forgets a stale registration, then
+// registers the queue unless it already was. Runs inside RunCore (may throw).
+void RegisterQueue(const Registration &registration, Datum name, bool partitioned, bool unlogged);
+
+// Deletes the queue's meta rows (any spelling of name), and with them its
+// policies, topic bindings and notification settings (foreign keys), and
+// its deduplication ids: drop_queue, and create* of a queue whose rows
+// outlived its table. The caller must own the queue table (row-level
+// security). Runs inside RunCore (may throw).
+void ForgetQueueRows(Datum name);
 
 // ERROR 42501 "permission denied for schema pgmq" unless the current role
 // has CREATE on it, which create* needs even for an existing queue (as
