@@ -591,3 +591,57 @@ CREATE FUNCTION pgmq.list_policies()
                    retry_base_seconds INTEGER, retry_max_seconds INTEGER, deduplication_window INTERVAL,
                    retention_max_age INTERVAL, retention_archive_max_age INTERVAL)
     AS 'MODULE_PATHNAME', 'pgmq_list_policies' LANGUAGE C;
+
+-------------------------------------------------------------------------------
+-- Function names of pgmq are pgmq's (docs/permissions.md)
+-------------------------------------------------------------------------------
+-- Queue owners have CREATE on schema pgmq. A function they add under one of
+-- pgmq's names (say read(text, int, int), or send(text, text)) would make
+-- everyone's calls of pgmq.read ambiguous, or resolve unknown-typed
+-- arguments to their function instead of pgmq's, running their code as the
+-- caller. So only roles with the privileges of the extension's owner may
+-- create, rename or move a function, procedure or aggregate named like one
+-- of pgmq's into schema pgmq. An event trigger needs a superuser to create
+-- it: an installation by another role goes without (and says so).
+CREATE FUNCTION pgmq._guard_function_names() RETURNS event_trigger LANGUAGE plpgsql
+SET search_path = pg_catalog AS $$
+DECLARE
+    extension_oid oid;
+    extension_owner oid;
+    taken name;
+BEGIN
+    SELECT e.oid, e.extowner INTO extension_oid, extension_owner FROM pg_extension AS e WHERE e.extname = 'pgmq';
+    IF extension_oid IS NULL OR pg_has_role(current_user, extension_owner, 'USAGE') THEN
+        RETURN;
+    END IF;
+    SELECT p.proname INTO taken
+    FROM pg_event_trigger_ddl_commands() AS c
+    JOIN pg_proc AS p ON c.classid = 'pg_proc'::regclass AND p.oid = c.objid
+    WHERE NOT c.in_extension AND p.pronamespace = 'pgmq'::regnamespace
+      AND EXISTS (SELECT FROM pg_depend AS d JOIN pg_proc AS own ON own.oid = d.objid
+                  WHERE d.classid = 'pg_proc'::regclass AND d.refclassid = 'pg_extension'::regclass
+                    AND d.refobjid = extension_oid AND d.deptype = 'e'
+                    AND own.proname = p.proname AND own.pronamespace = p.pronamespace)
+    LIMIT 1;
+    IF taken IS NOT NULL THEN
+        RAISE EXCEPTION 'permission denied to create function pgmq.%: the name is pgmq''s', taken
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'Only roles with the privileges of the extension''s owner may add functions named like '
+                           'pgmq''s to schema pgmq: they would change what calls of pgmq.' || taken || ' run.',
+                  HINT = 'Create it in a schema of your own.';
+    END IF;
+END $$;
+
+DO $$
+BEGIN
+    IF (SELECT r.rolsuper FROM pg_catalog.pg_roles AS r WHERE r.rolname = current_user) THEN
+        CREATE EVENT TRIGGER pgmq_guard_function_names ON ddl_command_end
+            WHEN TAG IN ('CREATE FUNCTION', 'CREATE PROCEDURE', 'CREATE AGGREGATE', 'ALTER FUNCTION',
+                         'ALTER PROCEDURE', 'ALTER AGGREGATE', 'ALTER ROUTINE')
+            EXECUTE FUNCTION pgmq._guard_function_names();
+    ELSE
+        RAISE WARNING 'pgmq was installed by a role that is not a superuser: other roles with CREATE on schema pgmq '
+                      'can add functions under pgmq''s names'
+            USING HINT = 'Install pgmq as a superuser where queue owners share schema pgmq (docs/permissions.md).';
+    END IF;
+END $$;

@@ -219,7 +219,14 @@ SELECT has_schema_privilege('regress_no_usage', 'pgmq', 'USAGE') AS no_usage_rol
 -------------------------------------------------------------------------------
 -- 4. metrics_all never calls a function a tenant can overload
 -------------------------------------------------------------------------------
+-- A tenant may not add a function under pgmq's names (function_names.sql)...
 SET ROLE regress_tenant;
+CREATE FUNCTION pgmq.metrics(queue_name varchar) RETURNS pgmq.metrics_result LANGUAGE sql AS $$
+    SELECT NULL::pgmq.metrics_result
+$$;
+RESET ROLE;
+-- ... and one the extension's owner adds (or one made before pgmq had that
+-- guard) is never called by metrics_all.
 CREATE FUNCTION pgmq.metrics(queue_name varchar) RETURNS pgmq.metrics_result LANGUAGE plpgsql AS $$
 BEGIN
     IF (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
@@ -227,17 +234,16 @@ BEGIN
     END IF;
     RETURN ROW(queue_name, -1, NULL, NULL, -1, now(), -1, NULL)::pgmq.metrics_result;
 END $$;
-RESET ROLE;
 SELECT queue_name, queue_length, total_messages FROM pgmq.metrics_all() WHERE queue_name = 'victim_q';
 SELECT * FROM tenant_is_superuser;
 -- An overload that makes a call by name ambiguous does not break it either.
-SET ROLE regress_tenant;
 CREATE FUNCTION pgmq.metrics(queue_name varchar, extra int DEFAULT 0) RETURNS pgmq.metrics_result LANGUAGE sql AS $$
     SELECT ROW($1, -2, NULL, NULL, -2, now(), -2, NULL)::pgmq.metrics_result
 $$;
-RESET ROLE;
 SELECT queue_name, queue_length, total_messages FROM pgmq.metrics_all() WHERE queue_name = 'victim_q';
 SELECT * FROM tenant_is_superuser;
+DROP FUNCTION pgmq.metrics(varchar);
+DROP FUNCTION pgmq.metrics(varchar, int);
 
 -- A tenant's registered queue whose table it replaced by a view (calling
 -- its own function) is skipped, not read, by a superuser's metrics_all.
