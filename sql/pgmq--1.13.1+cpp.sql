@@ -353,6 +353,18 @@ CREATE INDEX idx_topic_bindings_covering ON pgmq.topic_bindings (pattern) INCLUD
 
 SELECT pg_catalog.pg_extension_config_dump('pgmq.topic_bindings', '');
 
+-- Where an administrator lets queue owners manage their own bindings (GRANT
+-- INSERT, DELETE ON pgmq.topic_bindings), each reaches only the bindings of
+-- the queues it owns. The table's owner and superusers bypass this.
+ALTER TABLE pgmq.topic_bindings ENABLE ROW LEVEL SECURITY;
+CREATE POLICY topic_bindings_select ON pgmq.topic_bindings FOR SELECT USING (true);
+CREATE POLICY topic_bindings_insert_own_queue ON pgmq.topic_bindings FOR INSERT
+    WITH CHECK (pgmq._is_queue_owner(queue_name));
+CREATE POLICY topic_bindings_update_own_queue ON pgmq.topic_bindings FOR UPDATE
+    USING (pgmq._is_queue_owner(queue_name)) WITH CHECK (pgmq._is_queue_owner(queue_name));
+CREATE POLICY topic_bindings_delete_own_queue ON pgmq.topic_bindings FOR DELETE
+    USING (pgmq._is_queue_owner(queue_name));
+
 CREATE FUNCTION pgmq.bind_topic(pattern TEXT, queue_name TEXT) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_bind_topic' LANGUAGE C;
 

@@ -11,33 +11,12 @@
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
-#include "access/htup_details.h"
-#include "catalog/namespace.h"
-#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
-#include "utils/lsyscache.h"
-#include "utils/syscache.h"
 }
 
 using namespace pgmq;
 using namespace pgmq::pg;
-
-namespace {
-
-// Whether relid is a table and the current role has its owner's privileges.
-bool OwnsTable(Oid relid)
-{
-	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return false;
-	const char relkind = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relkind;
-	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
-	ReleaseSysCache(tuple);
-	return (relkind == RELKIND_RELATION || relkind == RELKIND_PARTITIONED_TABLE) && has_privs_of_role(GetUserId(), owner);
-}
-
-}  // namespace
 
 // _is_queue_owner(queue_name text) -> boolean, STRICT STABLE. The queue
 // table is found by the OID of schema pgmq and its name, never through the
@@ -45,7 +24,7 @@ bool OwnsTable(Oid relid)
 PGMQ_FUNCTION(pgmq_is_queue_owner)
 {
 	QueueRef queue;
-	PG_RETURN_BOOL(FindQueueQuietly(PG_GETARG_TEXT_PP(0), &queue) && OwnsTable(queue.queue_relid));
+	PG_RETURN_BOOL(FindQueueQuietly(PG_GETARG_TEXT_PP(0), &queue) && OwnsQueueTable(queue.queue_relid));
 }
 
 // _policy_row_allowed(queue_name text, queue_relid regclass, dead_letter_queue
@@ -59,7 +38,7 @@ PGMQ_FUNCTION(pgmq_policy_row_allowed)
 {
 	QueueRef queue;
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || !FindQueueQuietly(PG_GETARG_TEXT_PP(0), &queue) ||
-	    queue.queue_relid != PG_GETARG_OID(1) || !OwnsTable(queue.queue_relid))
+	    queue.queue_relid != PG_GETARG_OID(1) || !OwnsQueueTable(queue.queue_relid))
 		PG_RETURN_BOOL(false);
 	// A dead-letter queue dropped with drop_queue leaves its name NULL (the
 	// foreign key's SET NULL) and its OID behind, which nothing reads.

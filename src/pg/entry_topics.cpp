@@ -16,10 +16,15 @@
 #include "pgmq/pg/stream_result.hpp"
 
 extern "C" {
+#include "catalog/namespace.h"
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rls.h"
 }
 
 using namespace pgmq;
@@ -42,6 +47,23 @@ void RequireNonEmpty(FunctionCallInfo fcinfo, int argno, const char *what)
 {
 	if (TextArgument(fcinfo, argno).empty())
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s cannot be NULL or empty", what)));
+}
+
+// ERROR 42501 unless the caller may change the bindings of the queue named
+// by argument argno: it owns the queue's table, or it is not subject to the
+// row-level security of pgmq.topic_bindings (its owner, a superuser), whose
+// policies say the same. Run before writing, for a clear message.
+void RequireBindingRights(FunctionCallInfo fcinfo, int argno)
+{
+	const Oid bindings = get_relname_relid("topic_bindings", get_namespace_oid("pgmq", false));
+	if (check_enable_rls(bindings, InvalidOid, true) != RLS_ENABLED)
+		return;
+	text *name = PG_GETARG_TEXT_PP(argno);
+	QueueRef queue;
+	if (!FindQueueQuietly(name, &queue) || !OwnsQueueTable(queue.queue_relid))
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to change the topic bindings of queue \"%s\"", text_to_cstring(name)),
+		                errdetail("Only the owner of the queue's table may bind and unbind it.")));
 }
 
 void CheckRoutingKeyArgument(FunctionCallInfo fcinfo)
@@ -118,10 +140,12 @@ Datum MatchingQueues(FunctionCallInfo fcinfo)
 			core::IsTopicPatternRegex(pattern, TextView(regex_datum))
 				? core::TopicPatternMatches(pattern, key)
 				: DatumGetBool(DirectFunctionCall2Coll(textregexeq, DEFAULT_COLLATION_OID, key_datum, regex_datum));
-		if (matches) {
-			const std::string_view queue = TextView(queue_datum);
-			AppendArrayElement(&queues, queue.data(), static_cast<int>(queue.size()));
-		}
+		// Only into queues the sender may send to: another role's binding
+		// cannot make this send fail.
+		QueueRef queue;
+		if (matches && FindQueueQuietly(DatumGetTextPP(queue_datum), &queue) &&
+		    pg_class_aclcheck(queue.queue_relid, GetUserId(), ACL_INSERT) == ACLCHECK_OK)
+			AppendArrayElement(&queues, queue.name, queue.name_len);
 	}
 	SPI_freetuptable(SPI_tuptable);
 	if (queues.len == 0)
@@ -212,17 +236,15 @@ PGMQ_FUNCTION(pgmq_bind_topic)
 	RequireNonEmpty(fcinfo, 1, "queue_name");
 	bool queue_known = false;
 	SpiConnect();
-	RunCore([&] {
-		Oid types[2] = {TEXTOID, TEXTOID};
-		Datum values[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
-		queue_known = ExecuteOnce(core::QueueInMetaSql(), 1, types + 1, values + 1) > 0;
-		if (queue_known)
-			ExecuteOnce(core::InsertTopicBindingSql(), 2, types, values);
-	});
+	Oid types[2] = {TEXTOID, TEXTOID};
+	Datum values[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
+	RunCore([&] { queue_known = ExecuteOnce(core::QueueInMetaSql(), 1, types + 1, values + 1) > 0; });
 	if (!queue_known)
 		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
 		                errmsg("Queue \"%s\" does not exist. Create the queue first using pgmq.create()",
 		                       text_to_cstring(PG_GETARG_TEXT_PP(1)))));
+	RequireBindingRights(fcinfo, 1);
+	RunCore([&] { ExecuteOnce(core::InsertTopicBindingSql(), 2, types, values); });
 	SpiFinish();
 	PG_RETURN_VOID();
 }
@@ -232,6 +254,7 @@ PGMQ_FUNCTION(pgmq_unbind_topic)
 {
 	RequireNonEmpty(fcinfo, 0, "pattern");
 	RequireNonEmpty(fcinfo, 1, "queue_name");
+	RequireBindingRights(fcinfo, 1);
 	uint64 removed = 0;
 	SpiConnect();
 	RunCore([&] {

@@ -9,6 +9,8 @@ extern "C" {
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation_d.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -99,6 +101,17 @@ Oid RelationOwner(Oid relid)
 	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
 	ReleaseSysCache(tuple);
 	return owner;
+}
+
+bool OwnsQueueTable(Oid relid)
+{
+	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	const char relkind = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relkind;
+	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return (relkind == RELKIND_RELATION || relkind == RELKIND_PARTITIONED_TABLE) && has_privs_of_role(GetUserId(), owner);
 }
 
 }  // namespace pgmq::pg

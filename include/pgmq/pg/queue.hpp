@@ -49,6 +49,9 @@ void LockQueueName(const QueueRef &queue);
 
 // The owner of relation relid, InvalidOid when it is gone. Never fails.
 Oid RelationOwner(Oid relid);
+// Whether relid is a table (ordinary or partitioned) and the current role
+// has the privileges of its owner. Never fails.
+bool OwnsQueueTable(Oid relid);
 // ERROR 22004 "<what> cannot be NULL" when argument argno is NULL.
 void RequireArgument(FunctionCallInfo fcinfo, int argno, const char *what);
 
