@@ -36,6 +36,15 @@ CREATE TEMPORARY TABLE switch_acls ON COMMIT DROP AS
      WHERE c.relnamespace = 'pgmq'::regnamespace AND c.relkind = ANY ('{r,p,S,v,m,f}'::"char"[])
        AND c.relname NOT IN ('meta', 'notify_insert_throttle', 'topic_bindings');
 
+-- and the privileges on this extension's functions and procedures (a REVOKE
+-- EXECUTE ... FROM PUBLIC, say), for upstream's of the same signature.
+CREATE TEMPORARY TABLE switch_routine_acls ON COMMIT DROP AS
+    SELECT p.proname AS name, pg_get_function_identity_arguments(p.oid) AS args, p.proacl AS acl
+      FROM pg_proc AS p
+      JOIN pg_depend AS d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+       AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+     WHERE d.refobjid = (SELECT e.oid FROM pg_extension AS e WHERE e.extname = 'pgmq') AND p.proacl IS NOT NULL;
+
 -- 2. The insert-notification triggers run this extension's trigger function:
 -- drop them here (step 5 re-creates them with upstream's), so that DROP
 -- EXTENSION needs no CASCADE.
@@ -69,7 +78,7 @@ CREATE EXTENSION pgmq;
 
 -- 5. The configuration rows back, the triggers through upstream's own
 -- function (which resets last_notified_at: restored after), the grants, and
--- the privileges on queue tables as they were.
+-- the privileges on queue tables and functions as they were.
 INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged, created_at)
     SELECT queue_name, is_partitioned, is_unlogged, created_at FROM pg_temp.switch_meta;
 INSERT INTO pgmq.topic_bindings (pattern, queue_name, bound_at)
@@ -102,6 +111,29 @@ BEGIN
                             WHERE k.grantee = a.grantee AND k.privilege_type = a.privilege_type)
     LOOP
         EXECUTE r.revoke_sql;
+    END LOOP;
+    -- Routines of the same signature: grants and revocations as they were
+    -- (the same rule as sql/switch/epilogue.sql's, on the way in).
+    FOR r IN
+        SELECT format('%s EXECUTE ON ROUTINE pgmq.%I(%s) %s %s%s',
+                      CASE WHEN a.kept THEN 'GRANT' ELSE 'REVOKE' END, p.proname, s.args,
+                      CASE WHEN a.kept THEN 'TO' ELSE 'FROM' END,
+                      CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(o.rolname) END,
+                      CASE WHEN a.kept AND a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END) AS acl_sql
+          FROM pg_temp.switch_routine_acls AS s
+          JOIN pg_proc AS p ON p.pronamespace = 'pgmq'::regnamespace AND p.proname = s.name
+           AND pg_get_function_identity_arguments(p.oid) = s.args
+          CROSS JOIN LATERAL (
+              SELECT k.grantee, k.is_grantable, true AS kept FROM aclexplode(s.acl) AS k
+               WHERE NOT EXISTS (SELECT 1 FROM aclexplode(COALESCE(p.proacl, acldefault('f', p.proowner))) AS n
+                                  WHERE n.grantee = k.grantee AND n.is_grantable = k.is_grantable)
+              UNION ALL
+              SELECT n.grantee, false, false FROM aclexplode(COALESCE(p.proacl, acldefault('f', p.proowner))) AS n
+               WHERE NOT EXISTS (SELECT 1 FROM aclexplode(s.acl) AS k WHERE k.grantee = n.grantee)) AS a
+          LEFT JOIN pg_roles AS o ON o.oid = a.grantee
+         WHERE a.grantee <> p.proowner
+    LOOP
+        EXECUTE r.acl_sql;
     END LOOP;
 END
 $back$;

@@ -611,19 +611,19 @@ CREATE FUNCTION pgmq.list_policies()
 -- pgmq's names (say read(text, int, int), or send(text, text)) would make
 -- everyone's calls of pgmq.read ambiguous, or resolve unknown-typed
 -- arguments to their function instead of pgmq's, running their code as the
--- caller. So only roles with the privileges of the extension's owner may
+-- caller. So only roles with the privileges of the schema's owner (who
+-- installed pgmq, or a superuser who switched another role's install) may
 -- create, rename or move a function, procedure or aggregate named like one
 -- of pgmq's into schema pgmq. An event trigger needs a superuser to create
 -- it: an installation by another role goes without (and says so).
 CREATE FUNCTION pgmq._guard_function_names() RETURNS event_trigger LANGUAGE plpgsql
 SET search_path = pg_catalog AS $$
 DECLARE
-    extension_oid oid;
-    extension_owner oid;
+    extension_oid oid := (SELECT e.oid FROM pg_extension AS e WHERE e.extname = 'pgmq');
     taken name;
 BEGIN
-    SELECT e.oid, e.extowner INTO extension_oid, extension_owner FROM pg_extension AS e WHERE e.extname = 'pgmq';
-    IF extension_oid IS NULL OR pg_has_role(current_user, extension_owner, 'USAGE') THEN
+    IF extension_oid IS NULL
+       OR pg_has_role(current_user, (SELECT n.nspowner FROM pg_namespace AS n WHERE n.nspname = 'pgmq'), 'USAGE') THEN
         RETURN;
     END IF;
     SELECT p.proname INTO taken
@@ -638,8 +638,8 @@ BEGIN
     IF taken IS NOT NULL THEN
         RAISE EXCEPTION 'permission denied to create function pgmq.%: the name is pgmq''s', taken
             USING ERRCODE = 'insufficient_privilege',
-                  DETAIL = 'Only roles with the privileges of the extension''s owner may add functions named like '
-                           'pgmq''s to schema pgmq: they would change what calls of pgmq.' || taken || ' run.',
+                  DETAIL = 'Only roles with the privileges of the owner of schema pgmq may add functions named '
+                           'like pgmq''s to it: they would change what calls of pgmq.' || taken || ' run.',
                   HINT = 'Create it in a schema of your own.';
     END IF;
 END $$;

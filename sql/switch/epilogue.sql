@@ -13,8 +13,12 @@
 --     becomes this version's (a btree on group key and msg_id, same name);
 --  4. privileges on queue tables and sequences are what they were (the
 --     install script's GRANT ... ON ALL TABLES IN SCHEMA pgmq TO pg_monitor
---     widened them);
---  5. the old tables and the scratch schema go.
+--     widened them), and so are those on routines of the same signature;
+--  5. when a superuser switches an extension that another role created, the
+--     schema becomes the superuser's too (its owner could drop any object
+--     in it, this version's functions included), and that role keeps what
+--     a queue owner needs (docs/permissions.md);
+--  6. the old tables and the scratch schema go.
 
 DO $switch$
 DECLARE
@@ -129,11 +133,49 @@ BEGIN
     LOOP
         EXECUTE r.sql;
     END LOOP;
+    -- Routines of the same signature: grants and revocations as they were.
+    FOR r IN
+        SELECT pg_catalog.format('%s EXECUTE ON ROUTINE pgmq.%I(%s) %s %s%s',
+                   CASE WHEN a.kept THEN 'GRANT' ELSE 'REVOKE' END, p.proname, s.args,
+                   CASE WHEN a.kept THEN 'TO' ELSE 'FROM' END,
+                   CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(g.rolname) END,
+                   CASE WHEN a.kept AND a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END) AS sql
+          FROM pgmq_switch_scratch.switch_routine_acls AS s
+          JOIN pg_catalog.pg_proc AS p
+            ON p.pronamespace = 'pgmq'::pg_catalog.regnamespace AND p.proname = s.name
+           AND pg_catalog.pg_get_function_identity_arguments(p.oid) = s.args
+          CROSS JOIN LATERAL (
+              SELECT o.grantee, o.is_grantable, true AS kept FROM pg_catalog.aclexplode(s.acl) AS o
+               WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.aclexplode(COALESCE(p.proacl,
+                                     pg_catalog.acldefault('f', p.proowner))) AS n
+                                  WHERE n.grantee = o.grantee AND n.is_grantable = o.is_grantable)
+              UNION ALL
+              SELECT n.grantee, false, false FROM pg_catalog.aclexplode(COALESCE(p.proacl,
+                         pg_catalog.acldefault('f', p.proowner))) AS n
+               WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.aclexplode(s.acl) AS o WHERE o.grantee = n.grantee)) AS a
+          LEFT JOIN pg_catalog.pg_roles AS g ON g.oid = a.grantee
+         WHERE a.grantee <> p.proowner
+    LOOP
+        EXECUTE r.sql;
+    END LOOP;
+
+    -- 5. The schema's owner, when a superuser switches another role's install.
+    SELECT n.nspowner INTO r FROM pg_catalog.pg_namespace AS n WHERE n.nspname = 'pgmq';
+    IF (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user)
+       AND NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE oid = r.nspowner) THEN
+        grant_sql := pg_catalog.quote_ident((SELECT rolname FROM pg_catalog.pg_roles WHERE oid = r.nspowner));
+        EXECUTE pg_catalog.format('ALTER SCHEMA pgmq OWNER TO %I', current_user);
+        EXECUTE 'GRANT USAGE, CREATE ON SCHEMA pgmq TO ' || grant_sql;
+        EXECUTE 'GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.meta, pgmq.notify_insert_throttle, pgmq.topic_bindings TO '
+                || grant_sql;
+        RAISE NOTICE 'schema pgmq now belongs to %; its former owner % keeps USAGE and CREATE on it', current_user,
+            grant_sql;
+    END IF;
     PERFORM pg_catalog.set_config('search_path', saved_path, true);
 END
 $switch$;
 
--- 5. The old configuration tables, their rows now in the new ones. Without
+-- 6. The old configuration tables, their rows now in the new ones. Without
 -- CASCADE: a view or foreign key of the user's over one of them stops the
 -- switch (PostgreSQL names it), rather than being dropped with it.
 DO $switch$

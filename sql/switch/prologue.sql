@@ -20,6 +20,8 @@
 --     an object of the user's that depends on one stops the switch with
 --     PostgreSQL's error, and the transaction rolls back with nothing lost;
 --  5. queue tables get the columns and identity kind this version expects.
+-- It also keeps the privileges on the old functions (the epilogue gives them
+-- to the new ones of the same signature).
 -- Nothing here touches a message row or a sequence.
 
 CREATE SCHEMA pgmq_switch_scratch;
@@ -33,6 +35,23 @@ INSERT INTO pgmq_switch_scratch.switch_acls
      WHERE c.relnamespace OPERATOR(pg_catalog.=) 'pgmq'::pg_catalog.regnamespace
        AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p,S,v,m,f}'::pg_catalog."char"[])
        AND c.relname OPERATOR(pg_catalog.!~) '^(meta|notify_insert_throttle|topic_bindings)$';
+
+-- The privileges on the old extension's functions and procedures (a REVOKE
+-- EXECUTE ... FROM PUBLIC, say): the epilogue gives this version's routine
+-- of the same name and arguments the same.
+CREATE TABLE pgmq_switch_scratch.switch_routine_acls (
+    name pg_catalog.name NOT NULL, args pg_catalog.text NOT NULL, acl pg_catalog.aclitem[] NOT NULL);
+INSERT INTO pgmq_switch_scratch.switch_routine_acls
+    SELECT p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid), p.proacl
+      FROM pg_catalog.pg_proc AS p
+      JOIN pg_catalog.pg_depend AS d
+        ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+       AND d.objid OPERATOR(pg_catalog.=) p.oid
+       AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+       AND d.deptype OPERATOR(pg_catalog.=) 'e'
+     WHERE d.refobjid OPERATOR(pg_catalog.=) (SELECT e.oid FROM pg_catalog.pg_extension AS e
+                                                WHERE e.extname OPERATOR(pg_catalog.=) 'pgmq')
+       AND p.proacl IS NOT NULL;
 
 DO $switch$
 DECLARE
@@ -126,6 +145,24 @@ BEGIN
     LOOP
         EXECUTE pg_catalog.format('ALTER TABLE pgmq_switch_scratch.%I ALTER COLUMN %I DROP EXPRESSION',
                                   r.relname, r.attname);
+    END LOOP;
+
+    -- The moved tables are read from now on, as the role running the switch:
+    -- only columns of built-in types. A type of the old owner's (who may not
+    -- be a superuser: upstream's control file allows that) with a cast to a
+    -- built-in type would run its code in that role.
+    FOR r IN
+        SELECT c.relname, pg_catalog.string_agg(pg_catalog.quote_ident(a.attname) || ' '
+                                                || pg_catalog.format_type(a.atttypid, a.atttypmod), ', ') AS cols
+          FROM pg_catalog.pg_attribute AS a
+          JOIN pg_catalog.pg_class AS c ON c.oid = a.attrelid
+         WHERE c.relnamespace = scratch AND a.attnum > 0 AND NOT a.attisdropped
+           AND a.atttypid >= 16384  -- FirstNormalObjectId: not built in
+         GROUP BY c.relname
+    LOOP
+        RAISE EXCEPTION 'pgmq.% of the extension being replaced has columns of types that are not built in: %',
+            r.relname, r.cols
+            USING HINT = 'Give them the column types upstream pgmq has, then switch.', ERRCODE = 'datatype_mismatch';
     END LOOP;
 
     -- 3. Other member relations: queue tables and their sequences (members
