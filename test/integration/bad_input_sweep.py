@@ -29,6 +29,10 @@ queue: no crash, a documented SQLSTATE, and for the functions that read or
 write the table (read*, pop, set_vt, send*, delete, archive, metrics) an
 error that names the damaged table.
 
+Then issue 24's shapes, as a tenant: pgmq's trigger functions attached to
+its own table, every queue-naming function on a queue whose tables it
+dropped with DROP TABLE, and overloads of every pgmq function name.
+
 Runs in a database of its own on the cluster in PGHOST/PGPORT/PGUSER, which
 it drops at the end. Exit 0 when every check held. PGMQ_SWEEP_QUICK=1 skips
 the 100 MB payloads. PGMQ_SERVER_LOG=<path of the server log> also fails the
@@ -219,6 +223,16 @@ def intervals():
     ]
 
 
+def regclasses():
+    return [
+        ("another table", "pgmq.meta"),
+        ("another queue", "pgmq.q_sentinel"),
+        ("a missing OID", "4294967295"),
+        ("zero", "0"),
+        ("a catalog", "pg_catalog.pg_authid"),
+    ]
+
+
 BAD_VALUES = {
     "text": None,  # names() or texts(), by argument name
     "integer": int4s,
@@ -229,6 +243,7 @@ BAD_VALUES = {
     "bigint[]": int8_arrays,
     "timestamp with time zone": timestamps,
     "interval": intervals,
+    "regclass": regclasses,
 }
 
 NAME_ARGUMENTS = {"queue_name", "table_name", "dead_letter_queue"}
@@ -266,6 +281,8 @@ GOOD_BY_NAME = {
     "window": "1 hour",
     "max_age": "1 day",
     "archive_max_age": "1 day",
+    "queue_relid": "pgmq.q_victim",
+    "dead_letter_relid": "pgmq.q_victim_dlq",
 }
 # A plain queue cannot become partitioned: create_partitioned gets a queue of
 # its own, created by its first call and found again by the later ones.
@@ -280,6 +297,7 @@ GOOD_BY_TYPE = {
     "bigint[]": [1, 2],
     "timestamp with time zone": "2000-01-01 00:00:00+00",
     "interval": "1 hour",
+    "regclass": "pgmq.q_victim",
 }
 
 
@@ -396,7 +414,7 @@ class Sweep:
                          ORDER BY i)
             FROM pg_proc p
             WHERE p.pronamespace = 'pgmq'::regnamespace
-              AND p.prorettype <> 'trigger'::regtype
+              AND p.prorettype NOT IN ('trigger'::regtype, 'event_trigger'::regtype)
               AND p.prokind = 'f'
             ORDER BY 1, 2""").fetchall()
 
@@ -667,6 +685,141 @@ class ShapeSweep:
                     where, table, "/".join(sorted(SHAPE_SQLSTATES)), state, str(error).strip()[:300]))
 
 
+class ForeignShapeSweep:
+    """Issue 24's shapes, run by a tenant (a role with CREATE on schema pgmq
+    and grant_queue_access to one queue): every pgmq trigger function
+    attached to tables that are not its own, every queue-naming function on
+    a queue whose tables the tenant dropped with DROP TABLE (leaving its meta,
+    policy and deduplication rows), and an overload of every pgmq function
+    name. Each call: no crash, a documented SQLSTATE; overloads and foreign
+    triggers are refused; a queue made again under the dropped one's name
+    inherits none of its rows."""
+
+    TENANT = "pgmq_sweep_tenant"
+
+    def __init__(self, sweep):
+        self.sweep = sweep
+        self.c = sweep.caller
+        self.calls = 0
+        self.outcomes = {}
+
+    def run(self, functions):
+        c = self.c
+        c.execute("DROP ROLE IF EXISTS %s" % self.TENANT)
+        c.execute("CREATE ROLE %s" % self.TENANT)
+        c.execute("GRANT USAGE, CREATE ON SCHEMA pgmq TO %s" % self.TENANT)
+        c.execute("GRANT SELECT, INSERT, DELETE ON pgmq.meta TO %s" % self.TENANT)
+        c.execute("SELECT pgmq.grant_queue_access('victim', %s)", [self.TENANT])
+        try:
+            self.foreign_triggers()
+            self.leftover_rows(functions)
+            self.overloads(functions)
+        finally:
+            c = self.c = self.sweep.caller
+            c.execute("RESET ROLE")
+            c.execute("DROP TABLE IF EXISTS public.sweep_foreign")
+            c.execute("SELECT pgmq.drop_queue(q) FROM (VALUES ('leftover'), ('leftover_dlq')) AS v(q) "
+                      "WHERE to_regclass('pgmq.q_' || q) IS NOT NULL")
+            c.execute("DELETE FROM pgmq.meta WHERE queue_name IN ('leftover', 'leftover_dlq')")
+            c.execute("DROP OWNED BY %s CASCADE" % self.TENANT)
+            c.execute("DROP ROLE %s" % self.TENANT)
+        if self.sweep.sentinels() != self.sweep.sentinel_state:
+            self.sweep.fail("foreign shapes: a sentinel queue changed")
+        print("foreign shapes: %d calls; outcomes: %s" % (
+            self.calls, ", ".join("%s %d" % kv for kv in sorted(self.outcomes.items()))))
+
+    def execute(self, sql, where, expect_refusal=False, params=None, also_fine=()):
+        """Runs sql; checks the backend lives and any error is documented (or
+        one of also_fine, PostgreSQL's own refusals)."""
+        self.calls += 1
+        error = None
+        try:
+            self.c.execute(sql, params)
+        except psycopg.Error as e:
+            error = e
+        state = error.sqlstate if error is not None else "success"
+        self.outcomes[state or "no SQLSTATE"] = self.outcomes.get(state or "no SQLSTATE", 0) + 1
+        self.sweep.check_alive(where)
+        self.c = self.sweep.caller
+        if error is not None and state not in also_fine and (
+                state is None or state.startswith("XX") or state not in self.sweep.documented):
+            self.sweep.fail("%s: SQLSTATE %s (undocumented or internal): %s" % (where, state, str(error).strip()[:300]))
+        if expect_refusal and error is None:
+            self.sweep.fail("%s: was not refused" % where)
+        return error
+
+    def foreign_triggers(self):
+        c = self.c
+        c.execute("CREATE TABLE public.sweep_foreign (n int, t text, j jsonb)")
+        c.execute("GRANT ALL ON public.sweep_foreign TO %s" % self.TENANT)
+        c.execute("ALTER TABLE public.sweep_foreign OWNER TO %s" % self.TENANT)
+        triggers = [r[0] for r in c.execute(
+            "SELECT p.oid::regproc::text FROM pg_proc p WHERE p.pronamespace = 'pgmq'::regnamespace "
+            "AND p.prorettype = 'trigger'::regtype ORDER BY 1").fetchall()]
+        c.execute("SET ROLE %s" % self.TENANT)
+        for function in triggers:
+            for timing, level in (("BEFORE", "ROW"), ("AFTER", "ROW"), ("AFTER", "STATEMENT")):
+                for args in ("", "'victim'", "'sentinel'", "'x;y'"):
+                    where = "%s(%s) as a %s %s trigger on a tenant's table" % (function, args, timing, level)
+                    self.c.execute("TRUNCATE public.sweep_foreign")
+                    self.c.execute("INSERT INTO public.sweep_foreign VALUES (0, 'row', '{}')")
+                    if self.execute("CREATE TRIGGER sweep_t %s INSERT OR UPDATE OR DELETE ON public.sweep_foreign "
+                                    "FOR EACH %s EXECUTE FUNCTION %s(%s)" % (timing, level, function, args), where):
+                        continue
+                    for dml in ("INSERT INTO public.sweep_foreign VALUES (1, 'x', '{}')",
+                                "UPDATE public.sweep_foreign SET n = 2", "DELETE FROM public.sweep_foreign"):
+                        self.execute(dml, where + ": " + dml.split()[0], expect_refusal=True)
+                    self.c.execute("DROP TRIGGER sweep_t ON public.sweep_foreign")
+        self.c.execute("RESET ROLE")
+
+    def leftover_rows(self, functions):
+        c = self.c
+        c.execute("GRANT CREATE ON SCHEMA pgmq TO %s" % self.TENANT)
+        c.execute("SET ROLE %s" % self.TENANT)
+        c.execute("SELECT pgmq.create('leftover')")
+        c.execute("SELECT pgmq.create('leftover_dlq')")
+        c.execute("SELECT pgmq.set_dead_letter_queue('leftover', 'leftover_dlq', 1)")
+        c.execute("SELECT pgmq.set_deduplication('leftover', '1 hour')")
+        c.execute("SELECT pgmq.set_retention('leftover', '1 second')")
+        c.execute("SELECT pgmq.send('leftover', '{}'::jsonb, '{\"x-pgmq-deduplication-id\": \"d\"}'::jsonb)")
+        c.execute("DROP TABLE pgmq.q_leftover, pgmq.a_leftover")
+        c.execute("RESET ROLE")
+        for name, identity, arg_names, arg_types in functions:
+            arg_names = list(arg_names) + [""] * (len(arg_types) - len(arg_names))
+            if not {"queue_name", "dead_letter_queue"} & set(arg_names) or name.startswith("create"):
+                continue
+            values = ["leftover" if n in NAME_ARGUMENTS else good_value(n, t, name)
+                      for n, t in zip(arg_names, arg_types)]
+            args = ", ".join("%%s::%s" % t for t in arg_types)
+            self.execute('SELECT count(*) FROM pgmq."%s"(%s) AS r' % (name, args),
+                         "%s(%s) on a queue whose tables were dropped" % (name, identity), params=values)
+        # A superuser's new queue of that name adopts nothing.
+        c = self.c
+        c.execute("SELECT pgmq.create('leftover')")
+        inherited = c.execute(
+            "SELECT (SELECT count(*) FROM pgmq.policies WHERE queue_name = 'leftover') + "
+            "(SELECT count(*) FROM pgmq.deduplication WHERE queue_name = 'leftover') + "
+            "(SELECT count(*) FROM pgmq.list_policies() WHERE queue_name = 'leftover')").fetchone()[0]
+        if inherited:
+            self.sweep.fail("leftover rows: a new queue 'leftover' inherited %d rows of the dropped one" % inherited)
+
+    def overloads(self, functions):
+        c = self.c
+        c.execute("SET ROLE %s" % self.TENANT)
+        for name in sorted({f[0] for f in functions}):
+            for signature in ("text", "text, integer, integer", "text, text"):
+                # 42723: PostgreSQL's own refusal of a signature pgmq has.
+                self.execute("CREATE FUNCTION pgmq.\"%s\"(%s) RETURNS int LANGUAGE sql AS 'SELECT 1'" % (name, signature),
+                             "an overload %s(%s) by a tenant" % (name, signature), expect_refusal=True,
+                             also_fine=("42723",))
+        c = self.c
+        c.execute("RESET ROLE")
+        for sql in ("SELECT count(*) FROM pgmq.read('victim', 0, 1)", "SELECT count(*) FROM pgmq.pop('victim')",
+                    "SELECT pgmq.send('victim', '{}')", "SELECT count(*) FROM pgmq.read_with_poll('victim', 0, 1, 1, 10)"):
+            if self.execute(sql, "%s after the overload attempts" % sql):
+                self.sweep.fail("%s failed after the overload attempts" % sql)
+
+
 def crashes_logged(offset):
     """Lines of the server log after byte offset that report a crashed backend."""
     if not SERVER_LOG:
@@ -686,6 +839,7 @@ def main():
         sweep = Sweep(dbname)
         functions = sweep.run()
         ShapeSweep(sweep).run(functions)
+        ForeignShapeSweep(sweep).run(functions)
         final = sweep.sentinels()
         sweep.caller.close()
         sweep.monitor.close()
