@@ -16,7 +16,7 @@
 --     new tables and drops the schema);
 --  3. any other member relation (queue tables and sequences, members before
 --     1.6) leaves the extension and stays where it is;
---  4. the old functions, procedures and types are dropped, without CASCADE:
+--  4. the old event triggers, functions, procedures and types are dropped, without CASCADE:
 --     an object of the user's that depends on one stops the switch with
 --     PostgreSQL's error, and the transaction rolls back with nothing lost;
 --  5. queue tables get the columns and identity kind this version expects.
@@ -181,7 +181,18 @@ BEGIN
                            ELSE 'TABLE' END, r.rel);
     END LOOP;
 
-    -- 4. The old functions and procedures, then the old types.
+    -- 4. The old event triggers (this extension's own guard of pgmq's
+    -- function names: the install script makes it again), the old functions
+    -- and procedures, then the old types.
+    FOR r IN
+        SELECT pg_catalog.quote_ident(t.evtname) AS evt
+          FROM pg_catalog.pg_depend AS d
+          JOIN pg_catalog.pg_event_trigger AS t ON t.oid = d.objid
+         WHERE d.classid = 'pg_catalog.pg_event_trigger'::pg_catalog.regclass
+           AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.refobjid = ext AND d.deptype = 'e'
+    LOOP
+        EXECUTE 'DROP EVENT TRIGGER ' || r.evt;
+    END LOOP;
     FOR r IN
         SELECT p.prokind,
                pg_catalog.format('%I.%I(%s)', n.nspname, p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid)) AS fn
