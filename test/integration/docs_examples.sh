@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
-# test/integration/docs_examples.sh: runs every ```sql block of README.md,
-# docs/*.md and docker/README.md, and compares what it prints with the output
-# the page shows, so that the examples in the documentation cannot drift.
+# test/integration/docs_examples.sh: runs every ```sql and ```python block of
+# README.md, docs/*.md and docker/README.md, and compares what it prints with
+# the output the page shows, so that the examples in the documentation cannot
+# drift.
 #
 # Each page gets a fresh database with pg_partman (schema partman) and pgmq
-# installed. Its blocks run in order, each in its own psql session with
-# ON_ERROR_STOP, so a block may build on the queues and rows of the blocks
-# before it, but not on session state (psql variables, temporary tables, an
-# open transaction). A block fails the test when any statement in it fails.
+# installed. Its blocks run in order, each in its own session: a sql block
+# in psql with ON_ERROR_STOP, a python block in /usr/bin/python3 with
+# PGDATABASE set to the page's database (psycopg connects there). So a block
+# may build on the queues and rows of the blocks before it, but not on
+# session state (psql variables, temporary tables, an open transaction). A
+# block fails the test when any statement in it fails (python: exits non-zero).
 #
-# Output: a ```text block that follows a ```sql block with nothing but blank
-# lines between them is what psql prints for that block (results, NOTICEs,
-# errors; `psql -q`, default verbosity). It is compared line by line, trailing
-# blanks ignored, as pg_regress compares: a page that shows output is
-# checked against it.
+# Output: a ```text block that follows a sql or python block with nothing but
+# blank lines between them is what that block prints (psql: results,
+# NOTICEs, errors, as `psql -q` shows them with default verbosity; python:
+# stdout and stderr). It is compared line by line, trailing blanks ignored,
+# as pg_regress compares: a page that shows output is checked against it.
 #
 # Markers, on the last non-blank line before the opening fence:
 #   <!-- not-run: REASON -->     the block is not run; REASON, required, says
@@ -29,6 +32,8 @@
 #
 # test/run runs it with PGHOST/PGPORT/PGUSER set; exit 0 is a pass.
 # Usage: test/integration/docs_examples.sh [FILE.md ...]   (default: all)
+# PGMQ_DOCS_SHOW=1 prints what every block printed: for writing a page, not
+# for copying into it unread.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -69,9 +74,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# extract FILE OUTDIR: writes each ```sql block of FILE as OUTDIR/NNN.sql, the
-# ```text block right after it (if any) as OUTDIR/NNN.expected, and one line
-# per sql block to OUTDIR/index: "NNN LINE MODE [ARGUMENT]", where MODE is run,
+# extract FILE OUTDIR: writes each ```sql or ```python block of FILE as
+# OUTDIR/NNN.sql or OUTDIR/NNN.py, the ```text block right after it (if any)
+# as OUTDIR/NNN.expected, and one line per such block to OUTDIR/index:
+# "NNN LINE LANG MODE [ARGUMENT]", where LANG is sql or py and MODE is run,
 # skip (ARGUMENT: the reason) or error (ARGUMENT: the SQLSTATE); a not-run
 # marker without a reason is MODE "unexplained". Fenced blocks of other
 # languages are passed over. A block's lines lose the indentation of its
@@ -82,12 +88,12 @@ extract() {
       if (indent > 0 && substr(line, 1, indent) ~ /^[[:space:]]*$/) return substr(line, indent + 1)
       return line
     }
-    BEGIN { n = 0; kind = ""; prev = ""; follows_sql = 0 }
+    BEGIN { n = 0; kind = ""; prev = ""; follows_code = 0 }
     {
       if (kind != "") {
         if ($0 ~ /^[[:space:]]*```[[:space:]]*$/) {
           if (kind != "other") close(file)
-          follows_sql = (kind == "sql")
+          follows_code = (kind == "code")
           kind = ""; prev = ""
           next
         }
@@ -97,9 +103,10 @@ extract() {
       if ($0 ~ /^[[:space:]]*```/) {
         match($0, /^[[:space:]]*/); indent = RLENGTH
         lang = $0; sub(/^[[:space:]]*```[[:space:]]*/, "", lang); sub(/[[:space:]]+$/, "", lang)
-        if (lang == "sql") {
+        if (lang == "sql" || lang == "python") {
           n++
-          kind = "sql"; file = sprintf("%s/%03d.sql", out, n)
+          ext = (lang == "sql") ? "sql" : "py"
+          kind = "code"; file = sprintf("%s/%03d.%s", out, n, ext)
           mode = "run"; arg = ""
           if (prev ~ /<!--[[:space:]]*not-run[[:space:]]*:[[:space:]]*[^[:space:]-][^>]*-->/) {
             mode = "skip"; arg = prev
@@ -110,18 +117,18 @@ extract() {
             mode = "error"; arg = prev
             sub(/.*expect-error[[:space:]]+/, "", arg); sub(/[[:space:]]*-->.*/, "", arg)
           }
-          printf "%03d %d %s %s\n", n, NR, mode, arg >> (out "/index")
+          printf "%03d %d %s %s %s\n", n, NR, ext, mode, arg >> (out "/index")
           printf "" > file
-        } else if (lang == "text" && follows_sql) {
+        } else if (lang == "text" && follows_code) {
           kind = "text"; file = sprintf("%s/%03d.expected", out, n)
           printf "" > file
         } else {
           kind = "other"
         }
-        follows_sql = 0
+        follows_code = 0
         next
       }
-      if ($0 ~ /[^[:space:]]/) { prev = $0; follows_sql = 0 }
+      if ($0 ~ /[^[:space:]]/) { prev = $0; follows_code = 0 }
     }
     END { if (kind != "") { printf "unterminated ``` block\n" > "/dev/stderr"; exit 1 } }
   ' "$1"
@@ -146,13 +153,13 @@ trim_blank() {
 # run_page FILE: runs one page's blocks in its own database; prints what
 # failed, and a last line "blocks RUN SKIPPED COMPARED FAILED".
 run_page() {
-  local f=$1 dir db n line mode arg block status problem err_line last_end
+  local f=$1 dir db n line lang mode arg block status problem err_line last_end
   local ran=0 skipped=0 compared=0 failed=0
   dir=$work/$(tr -c 'a-zA-Z0-9\n' _ <<<"${f%.md}")
   mkdir -p "$dir"
   : >"$dir/index"
   if ! extract "$f" "$dir"; then
-    echo "FAIL $f: could not extract its sql blocks"
+    echo "FAIL $f: could not extract its blocks"
     echo "blocks 0 0 0 1"
     return
   fi
@@ -167,8 +174,8 @@ CREATE EXTENSION pgmq;
 SQL
   fi
 
-  while read -r n line mode arg; do
-    block=$dir/$n.sql
+  while read -r n line lang mode arg; do
+    block=$dir/$n.$lang
     problem=
     case $mode in
       skip)
@@ -183,9 +190,13 @@ SQL
     esac
     ran=$((ran + 1))
     status=0
-    (cd / && psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -d "$db" -f "$block") >"$block.out" 2>&1 || status=$?
+    if [ "$lang" = py ]; then
+      (cd / && PGDATABASE=$db /usr/bin/python3 "$block") >"$block.out" 2>&1 || status=$?
+    else
+      (cd / && psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -d "$db" -f "$block") >"$block.out" 2>&1 || status=$?
+    fi
     if [ "$mode" = run ] && [ "$status" -ne 0 ]; then
-      problem="failed (psql exit $status)"
+      problem="failed (exit status $status)"
     elif [ "$mode" = error ]; then
       if [ "$status" -eq 0 ]; then
         problem="was expected to fail with SQLSTATE $arg, but succeeded"
@@ -203,6 +214,10 @@ SQL
         fi
       fi
     fi
+    if [ -n "${PGMQ_DOCS_SHOW:-}" ]; then
+      echo "--- $f:$line ($mode)"
+      normalise "$block.out"
+    fi
     if [ -z "$problem" ] && [ -f "$dir/$n.expected" ]; then
       compared=$((compared + 1))
       normalise "$block.out" >"$block.actual"
@@ -214,7 +229,7 @@ SQL
     fi
     if [ -n "$problem" ]; then
       failed=$((failed + 1))
-      echo "FAIL $f:$line: the sql block $problem"
+      echo "FAIL $f:$line: the $lang block $problem"
       if [ -f "$block.diff" ]; then
         cat "$block.diff"
       else
