@@ -277,6 +277,51 @@ for f in "${files[@]}"; do
   failed=$((failed + x))
 done
 
+# Links between the pages drift too: every relative link must name a file
+# that exists, and an anchor must be a heading of that page (GitHub's
+# slugs: lower case, punctuation dropped, spaces to hyphens).
+link_problems=$(/usr/bin/python3 - "${files[@]}" <<'PY'
+import os, re, sys
+def slug(title):
+    title = re.sub(r"`|\*\*|\[|\]\([^)]*\)", "", title).strip().lower()
+    return re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
+anchors = {}
+def anchors_of(path):
+    if path not in anchors:
+        seen, fence = {}, False
+        for line in open(path, encoding="utf-8"):
+            if line.lstrip().startswith("```"):
+                fence = not fence
+            elif not fence and line.startswith("#"):
+                base = slug(line.lstrip("#"))
+                n = seen.get(base, 0)
+                seen[base] = n + 1
+                seen.setdefault(base if n == 0 else f"{base}-{n}", 1)
+        anchors[path] = set(seen)
+    return anchors[path]
+for page in sys.argv[1:]:
+    fence = False
+    for number, line in enumerate(open(page, encoding="utf-8"), 1):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        if fence:
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            path = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+            if not os.path.exists(path):
+                print(f"FAIL {page}:{number}: the link {target} names no file")
+            elif anchor and path.endswith(".md") and anchor not in anchors_of(path):
+                print(f"FAIL {page}:{number}: the link {target} names no heading of {path}")
+PY
+)
+if [ -n "$link_problems" ]; then
+  echo "$link_problems"
+  failed=$((failed + $(wc -l <<<"$link_problems")))
+fi
+
 # Not a failure (other pages may still be in the works), but worth seeing:
 # functions of the install script that no page mentions.
 sed -nE 's/^CREATE (OR REPLACE )?FUNCTION pgmq\."?([a-z_0-9]+)"?.*/\2/p' sql/pgmq--*.sql | sort -u >"$work/functions"
