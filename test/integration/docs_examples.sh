@@ -136,13 +136,14 @@ extract() {
 
 # normalise: psql's output as a user sees it with default verbosity. The test
 # runs psql verbose, to check SQLSTATEs: drop the SQLSTATE after the
-# severity, the LOCATION lines (C source lines, which differ between
-# PostgreSQL majors) and the "psql:FILE:LINE: " prefix of messages. Then, on
-# both sides, trailing blanks and leading and trailing blank lines go.
+# severity, the fields only verbose errors show (LOCATION, a C source line,
+# which differs between PostgreSQL majors; SCHEMA NAME and the like) and the
+# "psql:FILE:LINE: " prefix of messages. Then, on both sides, trailing blanks
+# and leading and trailing blank lines go.
 normalise() {
   sed -E -e 's/^psql:[^:]*:[0-9]+: //' \
     -e 's/^(ERROR|WARNING|NOTICE|INFO|LOG|DEBUG|FATAL|PANIC):  [0-9A-Z]{5}: /\1:  /' \
-    -e '/^LOCATION:  /d' "$1" | trim_blank
+    -e '/^(LOCATION|SCHEMA NAME|TABLE NAME|COLUMN NAME|DATATYPE NAME|CONSTRAINT NAME):  /d' "$1" | trim_blank
 }
 trim_blank() {
   sed -E 's/[[:space:]]+$//' | awk '
