@@ -280,9 +280,12 @@ done
 
 # Links between the pages drift too: every relative link must name a file
 # that exists, and an anchor must be a heading of that page (GitHub's
-# slugs: lower case, punctuation dropped, spaces to hyphens).
+# slugs: lower case, punctuation dropped, spaces to hyphens). Links to files
+# other than pages are checked in a checkout only: test/run copies the tree
+# into other majors' root filesystems without some of them (docker/init.d).
 link_problems=$(/usr/bin/python3 - "${files[@]}" <<'PY'
 import os, re, sys
+checkout = os.path.exists(".git")
 def slug(title):
     title = re.sub(r"`|\*\*|\[|\]\([^)]*\)", "", title).strip().lower()
     return re.sub(r"[^\w\- ]", "", title).replace(" ", "-")
@@ -313,7 +316,8 @@ for page in sys.argv[1:]:
             path, _, anchor = target.partition("#")
             path = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
             if not os.path.exists(path):
-                print(f"FAIL {page}:{number}: the link {target} names no file")
+                if checkout or path.endswith(".md"):
+                    print(f"FAIL {page}:{number}: the link {target} names no file")
             elif anchor and path.endswith(".md") and anchor not in anchors_of(path):
                 print(f"FAIL {page}:{number}: the link {target} names no heading of {path}")
 PY
