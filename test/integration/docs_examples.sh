@@ -224,13 +224,13 @@ SQL
       normalise "$block.out" >"$block.actual"
       trim_blank <"$dir/$n.expected" >"$block.wanted"
       if ! cmp -s "$block.wanted" "$block.actual"; then
-        problem="printed other output than the page shows (- page, + psql)"
-        diff -U 2 --label page --label psql "$block.wanted" "$block.actual" | tail -n +3 | sed 's/^/  /' >"$block.diff" || true
+        problem="printed other output than the page shows (- page, + printed)"
+        diff -U 2 --label page --label printed "$block.wanted" "$block.actual" | tail -n +3 | sed 's/^/  /' >"$block.diff" || true
       fi
     fi
     if [ -n "$problem" ]; then
       failed=$((failed + 1))
-      echo "FAIL $f:$line: the $lang block $problem"
+      echo "FAIL $f:$line: the ${lang/py/python} block $problem"
       if [ -f "$block.diff" ]; then
         cat "$block.diff"
       else
