@@ -22,8 +22,8 @@
 #   <!-- not-run: REASON -->     the block is not run; REASON, required, says
 #                                why it cannot run here (another server, a
 #                                restart, a placeholder to fill in);
-#   <!-- expect-error XXXXX -->  the block must fail, with SQLSTATE XXXXX, at
-#                                its last statement (troubleshooting examples).
+#   <!-- expect-error XXXXX -->  the sql block must fail, with SQLSTATE XXXXX,
+#                                at its last statement (troubleshooting examples).
 #
 # Pages run in parallel (PGMQ_DOCS_JOBS, default 3; blocks that wait, such as
 # pg_sleep or read_with_poll, overlap). Roles that examples create are not
@@ -48,7 +48,6 @@ fi
 jobs=${PGMQ_DOCS_JOBS:-3}
 
 work=$(mktemp -d /tmp/pgmq-docs-test.XXXXXX)
-chmod 755 "$work"
 # database_for FILE: the database a page runs in (at most 63 bytes).
 database_for() {
   local name
