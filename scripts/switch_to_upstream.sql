@@ -83,7 +83,16 @@ INSERT INTO pgmq.meta (queue_name, is_partitioned, is_unlogged, created_at)
     SELECT queue_name, is_partitioned, is_unlogged, created_at FROM pg_temp.switch_meta;
 INSERT INTO pgmq.topic_bindings (pattern, queue_name, bound_at)
     SELECT pattern, queue_name, bound_at FROM pg_temp.switch_bindings;
-SELECT pgmq.enable_notify_insert(queue_name, throttle_interval_ms) FROM pg_temp.switch_throttles;
+-- Upstream's enable_notify_insert first drops the trigger, which step 2 did:
+-- its "does not exist, skipping" NOTICE would only be noise, as would a
+-- result row per queue.
+SET LOCAL client_min_messages = warning;
+DO $back$
+BEGIN
+    PERFORM pgmq.enable_notify_insert(queue_name, throttle_interval_ms) FROM pg_temp.switch_throttles;
+END
+$back$;
+RESET client_min_messages;
 UPDATE pgmq.notify_insert_throttle AS t SET last_notified_at = s.last_notified_at
   FROM pg_temp.switch_throttles AS s WHERE t.queue_name = s.queue_name;
 DO $back$

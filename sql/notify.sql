@@ -20,8 +20,8 @@ SELECT pg_get_indexdef('pgmq.idx_notify_throttle_active'::regclass);
 SELECT 'pgmq.notify_insert_throttle'::regclass = ANY (extconfig) AS dumped FROM pg_extension WHERE extname = 'pgmq';
 
 -------------------------------------------------------------------------------
--- enable_notify_insert: default interval 250 ms; the first call finds no
--- trigger to replace (PostgreSQL's NOTICE); the row starts at the epoch.
+-- enable_notify_insert: default interval 250 ms, quietly (no NOTICE about
+-- a trigger to replace); the row starts at the epoch.
 -------------------------------------------------------------------------------
 SELECT pgmq.enable_notify_insert('notify_q');
 SELECT * FROM pgmq.list_notify_insert_throttles();
@@ -123,6 +123,10 @@ SELECT pgmq.send('notify_q', '{"n": 10}') > 0 AS sent_without_trigger;
 -- Re-enabling after a disable works, with the new interval.
 SELECT pgmq.enable_notify_insert('notify_q', 1000);
 SELECT queue_name, throttle_interval_ms, last_notified_at = 'epoch' AS at_epoch FROM pgmq.list_notify_insert_throttles();
+-- Enabling it again replaces the trigger (still one) and the interval.
+SELECT pgmq.enable_notify_insert('notify_q', 500);
+SELECT count(*) AS triggers FROM pg_trigger WHERE tgrelid = 'pgmq.q_notify_q'::regclass;
+SELECT queue_name, throttle_interval_ms FROM pgmq.list_notify_insert_throttles();
 
 -------------------------------------------------------------------------------
 -- drop_queue removes the throttle row (ON DELETE CASCADE from meta), and

@@ -22,6 +22,7 @@ extern "C" {
 #include "catalog/pg_type_d.h"
 #include "commands/async.h"
 #include "commands/trigger.h"
+#include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/rel.h"
@@ -163,8 +164,15 @@ PGMQ_FUNCTION(pgmq_enable_notify_insert)
 		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
 		                errmsg("Queue \"%.*s\" does not exist. Create it first using pgmq.create()", queue.name_len,
 		                       queue.name)));
+	// A trigger already there is replaced. It is looked up under the lock
+	// DROP TRIGGER takes, so a concurrent enable's trigger is seen once that
+	// commits, and dropped only when present: enabling a queue prints no
+	// "trigger ... does not exist, skipping" NOTICE.
+	LockRelationOid(queue.queue_relid, AccessExclusiveLock);
+	const bool replacing = OidIsValid(get_trigger_oid(queue.queue_relid, core::kNotifyTriggerName, true));
 	SpiConnect();
-	DisableNotify(fcinfo, queue);
+	if (replacing)
+		DisableNotify(fcinfo, queue);
 	RunCore([&] {
 		Oid types[2];
 		Datum values[2];
