@@ -71,9 +71,9 @@ class Waiter:
 
     def __init__(self, **connect):
         self.conn = psycopg.connect(autocommit=True, **connect)
-        # Reads move the queue's head with a scan of their own (head_hint.hpp);
+        # Reads move the queue's head with scans of their own (head_hint.hpp);
         # not in this connection, whose scans count its read attempts.
-        self.conn.execute("SET pgmq.queue_head_refresh_interval = '1h'")
+        self.conn.execute("SET pgmq.queue_head = off")
         self.pid = self.conn.execute("SELECT pg_backend_pid()").fetchone()[0]
 
     def scans(self, queue):

@@ -241,10 +241,12 @@ TEST(MetaSql, InsertTakesTheThreeValuesAsParameters)
 	EXPECT_TRUE(HygieneProblems(sql).empty()) << JoinLines(HygieneProblems(sql));
 }
 
-TEST(MetaSql, DeleteMatchesTheExactNameAndReturnsIsPartitioned)
+TEST(MetaSql, DeleteMatchesEverySpellingAndReturnsTheNames)
 {
 	const std::string sql = DeleteMetaSql();
-	EXPECT_EQ(sql, "DELETE FROM pgmq.meta WHERE queue_name OPERATOR(pg_catalog.=) $1 RETURNING is_partitioned");
+	EXPECT_EQ(sql, "DELETE FROM pgmq.meta WHERE pg_catalog.lower(queue_name::pg_catalog.text COLLATE pg_catalog.\"C\") "
+	               "OPERATOR(pg_catalog.=) pg_catalog.lower($1 COLLATE pg_catalog.\"C\") RETURNING "
+	               "queue_name::pg_catalog.text");
 	EXPECT_EQ(pgmq_test::MaxParam(sql), 1);
 	EXPECT_TRUE(HygieneProblems(sql).empty()) << JoinLines(HygieneProblems(sql));
 }
