@@ -17,13 +17,15 @@ its commit (the documented bound), and is checked again once that passed.
 
   queue_head_model.py [--seconds N] [--seed S] [--sessions N]
 
-Defaults: 60 s in all (half per interval setting), a random seed, printed
+Defaults: 60 s in all (PGMQ_HEAD_MODEL_SECONDS; half per interval setting),
+a random seed, printed
 so that a failure can be replayed (the interleaving still varies: it is a
 property test, not a recording). bench/queue_head_model.sh runs it longer.
 Needs pgmq preloaded; runs in a database of its own on the cluster in
 PGHOST/PGPORT/PGUSER.
 """
 import argparse
+import os
 import random
 import sys
 import threading
@@ -292,7 +294,7 @@ def run_phase(label, refresh, rescan, rescan_s, seconds, sessions, model, checke
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--seconds", type=float, default=float(os.environ.get("PGMQ_HEAD_MODEL_SECONDS", 60)))
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--sessions", type=int, default=5)
     parser.add_argument("--verbose", action="store_true")
