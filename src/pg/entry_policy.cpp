@@ -88,9 +88,10 @@ Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind)
 	QueueRef queue;
 	ResolveOwnQueue(fcinfo, &queue);
 	SpiConnect();
-	Oid types[1] = {TEXTOID};
-	Datum values[1] = {MetaName(queue)};
+	Oid types[2] = {TEXTOID, REGCLASSOID};
+	Datum values[2] = {MetaName(queue), ObjectIdGetDatum(queue.queue_relid)};
 	RunCore([&] {
+		ExecuteOnce(core::DeleteStalePolicySql(), 2, types, values);
 		ExecuteOnce(core::ClearPolicySql(kind), 1, types, values);
 		ExecuteOnce(core::DeleteEmptyPolicySql(), 1, types, values);
 		// Without the policy nothing would expire them.

@@ -358,8 +358,9 @@ bool Due(uint64 last, int interval_ms, TimestampTz now)
 bool MayKeepHead(const QueueRef &queue)
 {
 	const char relkind = get_rel_relkind(queue.queue_relid);
+	bool missing = false;  // dropped meanwhile
 	return (relkind == RELKIND_RELATION || relkind == RELKIND_PARTITIONED_TABLE) &&
-	       pg_class_aclcheck(queue.queue_relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK &&
+	       pg_class_aclcheck_ext(queue.queue_relid, GetUserId(), ACL_SELECT, &missing) == ACLCHECK_OK && !missing &&
 	       check_enable_rls(queue.queue_relid, InvalidOid, true) != RLS_ENABLED;
 }
 
