@@ -1,0 +1,58 @@
+// relay/src/socket_watchdog.cpp
+#include "socket_watchdog.hpp"
+
+#include <sys/socket.h>
+
+namespace pgmq::relay {
+
+SocketWatchdog::SocketWatchdog() : thread_([this] { Run(); }) {}
+
+SocketWatchdog::~SocketWatchdog()
+{
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		quit_ = true;
+	}
+	wake_.notify_one();
+	thread_.join();
+}
+
+void SocketWatchdog::Arm(int fd, Clock::time_point deadline)
+{
+	{
+		std::lock_guard<std::mutex> lock(mutex_);
+		fd_ = fd;
+		deadline_ = deadline;
+		fired_ = false;
+	}
+	wake_.notify_one();
+}
+
+bool SocketWatchdog::Disarm()
+{
+	std::lock_guard<std::mutex> lock(mutex_);
+	fd_ = -1;
+	return fired_;
+}
+
+void SocketWatchdog::Run()
+{
+	std::unique_lock<std::mutex> lock(mutex_);
+	while (!quit_) {
+		if (fd_ < 0) {
+			wake_.wait(lock);
+			continue;
+		}
+		if (Clock::now() < deadline_) {
+			wake_.wait_until(lock, deadline_);
+			continue;
+		}
+		// Under the lock: Disarm cannot return (and the fd be closed and
+		// reused) while this runs.
+		shutdown(fd_, SHUT_RDWR);
+		fired_ = true;
+		fd_ = -1;
+	}
+}
+
+}  // namespace pgmq::relay
