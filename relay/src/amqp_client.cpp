@@ -196,10 +196,12 @@ void AmqpConnection::PublishAndConfirm(const std::string &exchange, const std::v
 	} catch (const AmqpError &e) {
 		// A socket the watchdog shut down fails as a socket error: say what
 		// it was. A publish that never completed was not confirmed either.
-		if (armed.Disarm() && e.kind() == AmqpError::Kind::Failed)
+		if (armed.Disarm() && e.kind() == AmqpError::Kind::Failed) {
+			ReadNotifications();
 			Broken(AmqpError::Kind::Timeout, "publish blocked until the confirm timeout" +
 												 std::string(blocked_ ? " (broker blocked: " + blocked_reason_ + ")"
 																	  : " (the broker stopped reading)"));
+		}
 		throw;
 	}
 }
@@ -322,6 +324,19 @@ void AmqpConnection::WaitConfirms(ConfirmTracker &tracker, std::chrono::steady_c
 		HandleFrame(frame, &tracker);
 	}
 	amqp_maybe_release_buffers(conn_);
+}
+
+void AmqpConnection::ReadNotifications()
+{
+	// A broker that blocks a connection says so (connection.blocked) and
+	// then stops reading: the notice is waiting in the socket.
+	try {
+		amqp_frame_t frame;
+		for (int i = 0; i < 64 && NextFrame(frame, 0); i++)
+			HandleFrame(frame, nullptr);
+	} catch (const AmqpError &) {
+		// the connection is going anyway
+	}
 }
 
 void AmqpConnection::Pump()

@@ -78,6 +78,8 @@ class AmqpConnection {
 	// One frame within timeout_ms; returns false on timeout.
 	bool NextFrame(amqp_frame_t &frame, long timeout_ms);
 	void HandleFrame(const amqp_frame_t &frame, ConfirmTracker *tracker);
+	// What the broker sent and nobody read yet, without waiting.
+	void ReadNotifications();
 	[[noreturn]] void Broken(AmqpError::Kind kind, const std::string &message, int reply_code = 0);
 
 	amqp_connection_state_t conn_ = nullptr;

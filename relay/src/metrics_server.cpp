@@ -21,11 +21,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // A scrape's request is a few hundred bytes: it has this long to arrive.
-constexpr auto kRequestDeadline = std::chrono::seconds(5);
+constexpr auto kRequestDeadline = std::chrono::seconds(2);
 // And the client this long to take the answer.
 constexpr auto kSendTimeout = std::chrono::seconds(5);
-// Clients served at once (a scraper or two, and a curl by hand).
-constexpr std::size_t kThreads = 4;
+// Clients served at once: scrapers, a curl by hand, and a few slow or idle
+// connections, each of which gives its thread back within the deadline.
+constexpr std::size_t kThreads = 8;
 // Waits are cut in slices this long, so that Stop is noticed at once.
 constexpr int kSliceMs = 100;
 

@@ -48,8 +48,9 @@ void SocketWatchdog::Run()
 			continue;
 		}
 		// Under the lock: Disarm cannot return (and the fd be closed and
-		// reused) while this runs.
-		shutdown(fd_, SHUT_RDWR);
+		// reused) while this runs. Writing only: the blocked send fails at
+		// once, and what the peer already sent can still be read.
+		shutdown(fd_, SHUT_WR);
 		fired_ = true;
 		fd_ = -1;
 	}

@@ -3,7 +3,8 @@
 // waits for the socket to take its bytes without a time limit, and a broker
 // under a memory or disk alarm stops reading. At the deadline the watchdog
 // shuts the socket down, so the blocked call fails at once and the caller
-// drops the connection. One thread per worker, armed around each batch.
+// drops the connection (after reading what the broker still had to say,
+// such as connection.blocked). One thread per worker, armed around each batch.
 #pragma once
 
 #include <chrono>
@@ -22,7 +23,7 @@ class SocketWatchdog {
 	SocketWatchdog(const SocketWatchdog &) = delete;
 	SocketWatchdog &operator=(const SocketWatchdog &) = delete;
 
-	// Until Disarm: shutdown(fd) at deadline.
+	// Until Disarm: shutdown(fd, SHUT_WR) at deadline.
 	void Arm(int fd, Clock::time_point deadline);
 	// Returns whether the deadline passed and the socket was shut down. The
 	// fd is never touched after Disarm returns, so it may then be closed.

@@ -96,8 +96,7 @@ std::optional<AmqpError> Worker::PublishOneByOne(Batch &batch)
 		if (failure->kind() == AmqpError::Kind::ChannelClosed &&
 			RefusedForItself(failure->reply_code(), batch.outgoing[i].chose_routing_key)) {
 			batch.fate[i] = Fate::Refused;
-			batch.refusal[i] = "refused by the broker: " + std::string(failure->what()) + " (reply code " +
-							   std::to_string(failure->reply_code()) + ")";
+			batch.refusal[i] = std::string(failure->what()) + " (reply code " + std::to_string(failure->reply_code()) + ")";
 			DropBroker("");  // the channel is closed; the next message gets a fresh one
 			continue;
 		}
@@ -183,7 +182,7 @@ void Worker::SetAside(Batch &batch)
 		const std::string &id = batch.outgoing[i].message_id;
 		counters_.refused++;
 		if (dead_letter_queue_.empty() || !pg_) {
-			LogWarning(Prefix() + "message " + id + " " + batch.refusal[i] +
+			LogWarning(Prefix() + "message " + id + " refused: " + batch.refusal[i] +
 					   (dead_letter_queue_.empty() ? "; no dead_letter_queue: left in the queue"
 												   : "; left in the queue (no PostgreSQL connection)"));
 			continue;
@@ -192,7 +191,7 @@ void Worker::SetAside(Batch &batch)
 			if (pg_->MoveToDeadLetters(queue_.name, message.msg_id, dead_letter_queue_, message.body,
 									   DeadLetterHeaders(queue_.name, message, batch.refusal[i])))
 				counters_.dead_lettered++;
-			LogWarning(Prefix() + "message " + id + " " + batch.refusal[i] + "; moved to dead-letter queue \"" +
+			LogWarning(Prefix() + "message " + id + " refused: " + batch.refusal[i] + "; moved to dead-letter queue \"" +
 					   dead_letter_queue_ + "\"");
 		} catch (const PgError &e) {
 			if (e.missing_queue())
