@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 
+#include "log.hpp"
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/relay/batch_budget.hpp"
 #include "pgmq/relay/one_line.hpp"
@@ -39,7 +40,7 @@ std::string Trimmed(const char *message) { return OneLine(message ? message : ""
 
 }  // namespace
 
-PgConnection::PgConnection(const std::string &conninfo)
+PgConnection::PgConnection(const std::string &conninfo, std::string log_prefix) : log_prefix_(std::move(log_prefix))
 {
 	// TCP keepalives that notice a dead server within about a minute instead
 	// of the kernel's two hours (a read can wait long on a silent peer). They
@@ -56,6 +57,13 @@ PgConnection::PgConnection(const std::string &conninfo)
 		conn_ = nullptr;
 		throw PgError(message);
 	}
+	// libpq's default prints to stderr as is: several lines, no timestamp.
+	PQsetNoticeProcessor(conn_, &PgConnection::LogNotice, this);
+}
+
+void PgConnection::LogNotice(void *self, const char *message)
+{
+	LogWarning(static_cast<PgConnection *>(self)->log_prefix_ + "PostgreSQL says: " + Trimmed(message));
 }
 
 void PgConnection::Fail(const PGresult *result)

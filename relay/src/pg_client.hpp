@@ -59,8 +59,10 @@ struct ReadBatch {
 class PgConnection {
   public:
 	// Connects; application_name defaults to "pgmq-relay" so that the
-	// relay's sessions are easy to find in pg_stat_activity.
-	explicit PgConnection(const std::string &conninfo);
+	// relay's sessions are easy to find in pg_stat_activity. What the server
+	// says outside a statement's result (a notice, the FATAL of a terminated
+	// session) goes to the log as one line, after log_prefix.
+	PgConnection(const std::string &conninfo, std::string log_prefix);
 	~PgConnection() { PQfinish(conn_); }
 	PgConnection(const PgConnection &) = delete;
 	PgConnection &operator=(const PgConnection &) = delete;
@@ -91,7 +93,9 @@ class PgConnection {
   private:
 	PgResult Exec(const char *sql, const std::vector<std::string> &params);
 	[[noreturn]] void Fail(const PGresult *result);
+	static void LogNotice(void *self, const char *message);
 	PGconn *conn_;
+	std::string log_prefix_;
 };
 
 }  // namespace pgmq::relay

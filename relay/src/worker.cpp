@@ -53,7 +53,7 @@ bool Worker::EnsurePostgres()
 	if (pg_)
 		return true;
 	try {
-		pg_ = std::make_unique<PgConnection>(config_.postgres);
+		pg_ = std::make_unique<PgConnection>(config_.postgres, Prefix());
 		CheckQueuesExist();
 	} catch (const PgError &e) {
 		pg_.reset();
