@@ -116,6 +116,11 @@ class Database:
             conn.execute(f"CREATE DATABASE {name}")
         self.sql("CREATE EXTENSION pgmq")
 
+    @staticmethod
+    def drop(name):
+        with psycopg.connect(dbname="postgres", autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
     def sql(self, query, args=()):
         with psycopg.connect(dbname=self.name, autocommit=True) as conn:
             cur = conn.execute(query, args)
