@@ -126,7 +126,7 @@ def main():
         producer.stop()
         check("the producer ran without error", producer.error is None, producer.error)
         check.wait_for("the queue drained within 20 s of the election, the relay never restarted by hand",
-                       lambda: db.count(QUEUE) == 0 and relay.alive(), 20 + (time.monotonic() - elected),
+                       lambda: db.count(QUEUE) == 0 and relay.alive(), 20 + round(time.monotonic() - elected),
                        interval=0.2)
         check.say(f"queue drained {time.monotonic() - elected:.1f} s after the election "
                   f"({time.monotonic() - killed:.1f} s after the kill)")
