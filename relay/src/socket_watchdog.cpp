@@ -19,13 +19,19 @@ SocketWatchdog::~SocketWatchdog()
 
 void SocketWatchdog::Arm(int fd, Clock::time_point deadline)
 {
+	bool wake;
 	{
 		std::lock_guard<std::mutex> lock(mutex_);
 		fd_ = fd;
 		deadline_ = deadline;
 		fired_ = false;
+		// Deadlines only move later, batch after batch: a thread already
+		// sleeping until an earlier one needs no wake-up (saves a context
+		// switch per batch); it goes back to sleep until the new one.
+		wake = deadline < sleeping_until_;
 	}
-	wake_.notify_one();
+	if (wake)
+		wake_.notify_one();
 }
 
 bool SocketWatchdog::Disarm()
@@ -40,10 +46,12 @@ void SocketWatchdog::Run()
 	std::unique_lock<std::mutex> lock(mutex_);
 	while (!quit_) {
 		if (fd_ < 0) {
+			sleeping_until_ = Clock::time_point::max();
 			wake_.wait(lock);
 			continue;
 		}
 		if (Clock::now() < deadline_) {
+			sleeping_until_ = deadline_;
 			wake_.wait_until(lock, deadline_);
 			continue;
 		}

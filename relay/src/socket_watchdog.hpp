@@ -36,6 +36,7 @@ class SocketWatchdog {
 	std::condition_variable wake_;
 	int fd_ = -1;
 	Clock::time_point deadline_{};
+	Clock::time_point sleeping_until_ = Clock::time_point::max();
 	bool fired_ = false;
 	bool quit_ = false;
 	std::thread thread_;
