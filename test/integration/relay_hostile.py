@@ -18,6 +18,8 @@ of PGHOST/PGPORT/PGUSER, in a database of its own. The cases:
   alarm:   under a memory alarm a publish gives up at the confirm timeout,
            the relay reports it and reconnects, SIGTERM exits promptly, and
            after the alarm everything arrives;
+  bytes:   a batch stops at batch_max_bytes: the rows read beyond it are
+           made visible again and come in the next batches;
   tls:     amqps with the CA and a client certificate relays; another CA,
            or a host name the certificate does not name, is refused;
   secret:  the password is in no log line and not in /metrics.
@@ -221,6 +223,25 @@ def case_alarm(ctx):
     check("after the alarm every message arrived", got == set(range(1, 41)), f"{len(got)} of 40")
 
 
+def case_bytes(ctx):
+    """batch_max_bytes bounds a batch: 3 of 300 kB fit in 1 MiB, the rest comes later."""
+    db, broker = ctx["db"], ctx["broker"]
+    db.sql("SELECT pgmq.create('bytes_q')")
+    declare(broker, "bytes_q")
+    db.sql("SELECT pgmq.send('bytes_q', jsonb_build_object('n', g, 'pad', repeat('z', 300000))) "
+           "FROM generate_series(1, 12) g")
+    config = write_config(os.path.join(ctx["tmp"], "bytes.json"), {
+        "postgres": f"dbname={DB}", "rabbitmq": {"url": f"amqp://relay@127.0.0.1:{broker.port}/"},
+        "queues": ["bytes_q"], "batch_size": 100, "batch_max_bytes": 1024 * 1024, "poll_s": 1,
+        "report_interval_s": 0})
+    rc, _ = run_drain(ctx, config, 30)
+    read_ct = {m[1]["n"]: m[2].get("x-pgmq-read-ct") for m in drain(broker, "bytes_q")}
+    # Each read takes 3 messages and makes the rest visible again, so the
+    # n-th message is read ceil(n / 3) times before it is relayed.
+    check("batches stop at batch_max_bytes, the rest comes in later batches",
+          rc == 0 and read_ct == {n: (n + 2) // 3 for n in range(1, 13)}, f"exit {rc}, read counts {read_ct}")
+
+
 def run_drain(ctx, config_path, seconds):
     """pgmq-relay --drain for at most seconds: (exit status or None, log)."""
     r = subprocess.Popen([ctx["binary"], "--config", config_path, "--drain"], stdout=subprocess.PIPE,
@@ -287,7 +308,8 @@ def main():
         broker.ctl("set_permissions", "-p", "/", "relay", ".*", ".*", ".*")
         ctx["db"] = Database(DB)
         for name, case in (("senders", lambda: case_slow_metrics(ctx, case_senders(ctx))),
-                           ("alarm", lambda: case_alarm(ctx)), ("tls", lambda: case_tls(ctx))):
+                           ("alarm", lambda: case_alarm(ctx)), ("bytes", lambda: case_bytes(ctx)),
+                           ("tls", lambda: case_tls(ctx))):
             t0 = time.monotonic()
             try:
                 case()
