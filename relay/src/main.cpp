@@ -17,6 +17,7 @@
 
 #include "log.hpp"
 #include "metrics_server.hpp"
+#include "pgmq/relay/amqp_url.hpp"
 #include "pgmq/relay/config.hpp"
 #include "pgmq/relay/metrics.hpp"
 #include "stop_signal.hpp"

@@ -3,6 +3,7 @@
 
 #include <fstream>
 
+#include "pgmq/relay/amqp_url.hpp"
 #include "pgmq/relay/config.hpp"
 
 using namespace pgmq::relay;
