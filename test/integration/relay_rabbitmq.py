@@ -34,7 +34,6 @@ missing it is built with cmake into build/. Exit 0 is a pass.
 import json
 import os
 import random
-import re
 import shutil
 import signal
 import subprocess
@@ -49,6 +48,7 @@ import psycopg
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "test", "lib"))
 from private_rabbitmq import Broker, free_port  # noqa: E402
+from relay_harness import stray_log_lines  # noqa: E402
 DB = "pgmq_it_relay"
 QUEUE = "relay_it"            # delete after confirm, exchange + routing key + header override
 ARCHIVE_QUEUE = "relay_it_arch"   # archive after confirm, default exchange
@@ -411,8 +411,7 @@ def main():
         check("an unroutable message is returned, never confirmed: still in its queue", len(lost) == 1
               and lost[0][0] >= 2 and returns >= 2, f"read {lost[0][0] if lost else 0} times, {returns} returns logged")
 
-        stray = [line for line in relay.tail(100000).splitlines()
-                 if line and not re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (INFO|WARNING|ERROR) ", line)]
+        stray = stray_log_lines(relay.tail(10 ** 9))
         check("every log line is one event (multi-line errors folded)", not stray, stray[:3])
 
         # bench/relay.sh in miniature, so that the benchmark cannot rot.

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 import urllib.request
 
@@ -170,5 +169,3 @@ def stray_log_lines(text):
     libpq error leaves none)."""
     return [line for line in text.splitlines() if line and not LOG_LINE.match(line)]
 
-
-sys.path.insert(0, os.path.join(REPO, "test", "lib"))
