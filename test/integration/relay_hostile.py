@@ -186,7 +186,7 @@ def case_alarm(ctx):
     config = write_config(os.path.join(ctx["tmp"], "alarm.json"), {
         "postgres": f"dbname={DB}",
         "rabbitmq": {"url": f"amqp://relay@127.0.0.1:{broker.port}/", "confirm_timeout_ms": 2000},
-        "queues": ["alarm_q"], "batch_size": 20, "batch_max_bytes": 16 * 1024 * 1024, "visibility_timeout_s": 5,
+        "queues": ["alarm_q"], "batch_size": 40, "batch_max_bytes": 32 * 1024 * 1024, "visibility_timeout_s": 5,
         "poll_s": 1, "report_interval_s": 0, "metrics_listen": f"127.0.0.1:{ctx['metrics_port']}",
         "backoff_initial_ms": 100, "backoff_max_ms": 500})
     relay = Relay(ctx["binary"], config, os.path.join(ctx["tmp"], "alarm.log"), env=ctx["env"])
@@ -195,8 +195,9 @@ def case_alarm(ctx):
     time.sleep(1)
     broker.ctl("set_vm_memory_high_watermark", "absolute", "1")
     try:
-        # Bodies large enough that the socket's buffers fill: the broker stops
-        # reading, and without a limit the publish would wait forever.
+        # 16 MB in one batch, more than the socket buffers on both sides hold
+        # (Linux: 4 MB and 6 MB at most): the broker stops reading, and without
+        # a limit the publish would wait forever.
         db.sql("SELECT pgmq.send('alarm_q', jsonb_build_object('n', g, 'pad', repeat('y', 400000))) "
                "FROM generate_series(1, 40) g")
         port = ctx["metrics_port"]
