@@ -11,6 +11,7 @@
 
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/queue_name.hpp"
+#include "pgmq/relay/amqp_url.hpp"
 
 namespace pgmq::relay {
 namespace {
@@ -19,15 +20,20 @@ using nlohmann::json;
 
 [[noreturn]] void Fail(const std::string &where, const std::string &what) { throw ConfigError(where + ": " + what); }
 
+std::string Path(const std::string &where, const std::string &key) { return where.empty() ? key : where + "." + key; }
+
 // Rejects keys that are not in allowed: a typo must not be silently ignored.
 void CheckKeys(const json &object, const std::string &where, const std::set<std::string> &allowed)
 {
-	for (auto it = object.begin(); it != object.end(); ++it)
-		if (!allowed.count(it.key()))
-			Fail(where, "unknown key \"" + it.key() + "\"");
+	for (auto it = object.begin(); it != object.end(); ++it) {
+		if (allowed.count(it.key()))
+			continue;
+		std::string expected;
+		for (const auto &key : allowed)
+			expected += (expected.empty() ? "" : ", ") + key;
+		Fail(Path(where, it.key()), "unknown key (expected one of: " + expected + ")");
+	}
 }
-
-std::string Path(const std::string &where, const std::string &key) { return where.empty() ? key : where + "." + key; }
 
 void ReadString(const json &object, const std::string &where, const char *key, std::string &out)
 {
@@ -50,6 +56,35 @@ void ReadInt(const json &object, const std::string &where, const char *key, int 
 	if (value < min || value > max)
 		Fail(Path(where, key), "must be between " + std::to_string(min) + " and " + std::to_string(max));
 	out = static_cast<int>(value);
+}
+
+void ReadInt64(const json &object, const std::string &where, const char *key, std::int64_t min, std::int64_t max,
+			   std::int64_t &out)
+{
+	auto it = object.find(key);
+	if (it == object.end())
+		return;
+	if (!it->is_number_integer())
+		Fail(Path(where, key), "must be an integer");
+	auto value = it->get<long long>();
+	if (value < min || value > max)
+		Fail(Path(where, key), "must be between " + std::to_string(min) + " and " + std::to_string(max));
+	out = value;
+}
+
+void ReadStringList(const json &object, const std::string &where, const char *key, std::vector<std::string> &out)
+{
+	auto it = object.find(key);
+	if (it == object.end())
+		return;
+	if (!it->is_array() || it->empty())
+		Fail(Path(where, key), "must be a non-empty array of strings");
+	out.clear();
+	for (std::size_t i = 0; i < it->size(); i++) {
+		if (!(*it)[i].is_string())
+			Fail(Path(where, key) + "[" + std::to_string(i) + "]", "must be a string");
+		out.push_back((*it)[i].get<std::string>());
+	}
 }
 
 void ReadBool(const json &object, const std::string &where, const char *key, bool &out)
@@ -94,7 +129,9 @@ QueueConfig ParseQueue(const json &item, const std::string &where)
 	if (item.is_string()) {  // "orders": default exchange, routing key = name
 		queue.name = item.get<std::string>();
 	} else if (item.is_object()) {
-		CheckKeys(item, where, {"name", "exchange", "routing_key", "after_confirm", "routing_key_header"});
+		CheckKeys(item, where,
+				  {"name", "exchange", "routing_key", "after_confirm", "routing_key_header", "routing_keys",
+				   "dead_letter_queue"});
 		if (!item.contains("name"))
 			Fail(where, "a queue needs a \"name\"");
 		ReadString(item, where, "name", queue.name);
@@ -104,6 +141,13 @@ QueueConfig ParseQueue(const json &item, const std::string &where)
 		ReadString(item, where, "after_confirm", after);
 		queue.after_confirm = ParseAfterConfirm(after, Path(where, "after_confirm"));
 		ReadBool(item, where, "routing_key_header", queue.routing_key_header);
+		ReadStringList(item, where, "routing_keys", queue.routing_keys);
+		for (std::size_t i = 0; i < queue.routing_keys.size(); i++)
+			if (queue.routing_keys[i].empty() || queue.routing_keys[i].size() > 255)
+				Fail(Path(where, "routing_keys") + "[" + std::to_string(i) + "]", "must be 1 to 255 bytes");
+		ReadString(item, where, "dead_letter_queue", queue.dead_letter_queue);
+		if (item.contains("dead_letter_queue"))
+			CheckQueueName(queue.dead_letter_queue, Path(where, "dead_letter_queue"));
 	} else {
 		Fail(where, "must be a queue name or an object");
 	}
@@ -115,77 +159,78 @@ QueueConfig ParseQueue(const json &item, const std::string &where)
 	return queue;
 }
 
+void ParseTls(const json &object, const std::string &where, TlsConfig &tls)
+{
+	if (!object.is_object())
+		Fail(where, "must be an object");
+	CheckKeys(object, where, {"ca_file", "cert_file", "key_file"});
+	ReadString(object, where, "ca_file", tls.ca_file);
+	ReadString(object, where, "cert_file", tls.cert_file);
+	ReadString(object, where, "key_file", tls.key_file);
+	if (tls.cert_file.empty() != tls.key_file.empty())
+		Fail(where, "a client certificate needs both cert_file and key_file");
+}
+
 void ParseBroker(const json &object, const std::string &where, BrokerConfig &broker)
 {
 	if (!object.is_object())
 		Fail(where, "must be an object");
 	CheckKeys(object, where,
-			  {"url", "host", "port", "vhost", "user", "password", "heartbeat_s", "confirm_timeout_ms",
-			   "connect_timeout_ms"});
+			  {"url", "urls", "host", "port", "vhost", "user", "password", "password_file", "tls", "heartbeat_s",
+			   "confirm_timeout_ms", "connect_timeout_ms"});
+	if (object.contains("url") && object.contains("urls"))
+		Fail(Path(where, "urls"), "give either url or urls, not both");
+	std::vector<std::string> urls;
 	std::string url;
 	ReadString(object, where, "url", url);
-	if (!url.empty()) {
+	if (!url.empty())
+		urls.push_back(url);
+	ReadStringList(object, where, "urls", urls);
+	if (!urls.empty()) {
 		try {
-			ApplyAmqpUrl(url, broker);
+			ApplyAmqpUrls(urls, broker);
 		} catch (const ConfigError &e) {
-			Fail(Path(where, "url"), e.what());
+			Fail(Path(where, object.contains("urls") ? "urls" : "url"), e.what());
 		}
 	}
-	// Separate fields after the URL: they refine it.
-	ReadString(object, where, "host", broker.host);
-	ReadInt(object, where, "port", 1, 65535, broker.port);
+	// Separate fields after the URL: they refine it (one address only).
+	if ((object.contains("host") || object.contains("port")) && broker.addresses.size() != 1)
+		Fail(Path(where, object.contains("host") ? "host" : "port"), "only with a single broker address");
+	ReadString(object, where, "host", broker.addresses.front().host);
+	ReadInt(object, where, "port", 1, 65535, broker.addresses.front().port);
 	ReadString(object, where, "vhost", broker.vhost);
 	ReadString(object, where, "user", broker.user);
 	ReadString(object, where, "password", broker.password);
+	ReadString(object, where, "password_file", broker.password_file);
+	if (object.contains("tls")) {
+		ParseTls(object["tls"], Path(where, "tls"), broker.tls);
+	}
 	ReadInt(object, where, "heartbeat_s", 0, 3600, broker.heartbeat_s);
 	ReadInt(object, where, "confirm_timeout_ms", 10, 600000, broker.confirm_timeout_ms);
 	ReadInt(object, where, "connect_timeout_ms", 10, 600000, broker.connect_timeout_ms);
 }
 
-int HexValue(char c)
+// nlohmann's message ends with "; last read: '...'", text of the file that
+// may be a password: keep the position and the reason only.
+std::string JsonErrorWithoutText(std::string message)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	auto last_read = message.find("; last read:");
+	if (last_read != std::string::npos)
+		message.erase(last_read);
+	auto tag_end = message.find("] ");
+	if (message.rfind("[json.exception", 0) == 0 && tag_end != std::string::npos)
+		message.erase(0, tag_end + 2);
+	return message;
 }
 
-std::string PercentDecode(std::string_view text)
-{
-	std::string out;
-	for (std::size_t i = 0; i < text.size(); i++) {
-		if (text[i] != '%') {
-			out += text[i];
-			continue;
-		}
-		int high = i + 2 < text.size() ? HexValue(text[i + 1]) : -1;
-		int low = i + 2 < text.size() ? HexValue(text[i + 2]) : -1;
-		if (high < 0 || low < 0)
-			throw ConfigError("bad percent-escape in AMQP URL");
-		out += static_cast<char>(high * 16 + low);
-		i += 2;
-	}
-	return out;
-}
+constexpr std::int64_t kMinBatchBytes = 1024;
+constexpr std::int64_t kMaxBatchBytes = 1024LL * 1024 * 1024;
 
-int ParsePort(std::string_view text, const std::string &where)
+long long ParseIntFlag(const std::string &flag, const std::string &value, long long min, long long max)
 {
-	if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string_view::npos)
-		Fail(where, "port must be a number between 1 and 65535");
-	int port = std::stoi(std::string(text));
-	if (port < 1 || port > 65535)
-		Fail(where, "port must be a number between 1 and 65535");
-	return port;
-}
-
-int ParseIntFlag(const std::string &flag, const std::string &value, int min, int max)
-{
-	if (value.empty() || value.size() > 9 || value.find_first_not_of("0123456789") != std::string::npos)
+	if (value.empty() || value.size() > 12 || value.find_first_not_of("0123456789") != std::string::npos)
 		Fail(flag, "must be a whole number");
-	int number = std::stoi(value);
+	long long number = std::stoll(value);
 	if (number < min || number > max)
 		Fail(flag, "must be between " + std::to_string(min) + " and " + std::to_string(max));
 	return number;
@@ -193,63 +238,22 @@ int ParseIntFlag(const std::string &flag, const std::string &value, int min, int
 
 }  // namespace
 
-void ApplyAmqpUrl(std::string_view url, BrokerConfig &broker)
-{
-	constexpr std::string_view scheme = "amqp://";
-	if (url.substr(0, scheme.size()) != scheme)
-		throw ConfigError("AMQP URL must start with amqp:// (amqps is not supported)");
-	std::string_view rest = url.substr(scheme.size());
-	std::string_view authority = rest.substr(0, rest.find('/'));
-	std::string_view path = rest.size() > authority.size() ? rest.substr(authority.size() + 1) : std::string_view();
-	auto at = authority.rfind('@');
-	if (at != std::string_view::npos) {
-		std::string_view userinfo = authority.substr(0, at);
-		authority = authority.substr(at + 1);
-		auto colon = userinfo.find(':');
-		broker.user = PercentDecode(userinfo.substr(0, colon));
-		if (colon != std::string_view::npos)
-			broker.password = PercentDecode(userinfo.substr(colon + 1));
-	}
-	std::string_view host = authority;
-	if (!authority.empty() && authority.front() == '[') {  // [::1]:5672
-		auto close = authority.find(']');
-		if (close == std::string_view::npos)
-			throw ConfigError("AMQP URL has an unclosed [ in its host");
-		host = authority.substr(1, close - 1);
-		std::string_view after = authority.substr(close + 1);
-		if (!after.empty()) {
-			if (after.front() != ':')
-				throw ConfigError("AMQP URL: unexpected text after the host");
-			broker.port = ParsePort(after.substr(1), "AMQP URL");
-		}
-	} else {
-		auto colon = authority.find(':');
-		if (colon != std::string_view::npos) {
-			host = authority.substr(0, colon);
-			broker.port = ParsePort(authority.substr(colon + 1), "AMQP URL");
-		}
-	}
-	if (!host.empty())
-		broker.host = PercentDecode(host);
-	broker.vhost = path.empty() ? "/" : PercentDecode(path);
-}
-
 Config ParseConfig(std::string_view json_text, const std::string &source)
 {
 	json root;
 	try {
 		root = json::parse(json_text.begin(), json_text.end());
 	} catch (const json::parse_error &e) {
-		// e.byte is the position; the library's message already says what.
-		throw ConfigError(source + ": not valid JSON: " + e.what());
+		throw ConfigError(source + ": not valid JSON: " + JsonErrorWithoutText(e.what()));
 	}
 	if (!root.is_object())
 		throw ConfigError(source + ": the top level must be a JSON object");
 	Config config;
 	try {
 		CheckKeys(root, "",
-				  {"postgres", "rabbitmq", "queues", "batch_size", "visibility_timeout_s", "poll_s", "poll_interval_ms",
-				   "report_interval_s", "metrics_listen", "backoff_initial_ms", "backoff_max_ms"});
+				  {"postgres", "rabbitmq", "queues", "batch_size", "batch_max_bytes", "visibility_timeout_s", "poll_s",
+				   "poll_interval_ms", "report_interval_s", "metrics_listen", "backoff_initial_ms", "backoff_max_ms",
+				   "dead_letter_queue"});
 		ReadString(root, "", "postgres", config.postgres);
 		if (root.contains("rabbitmq"))
 			ParseBroker(root["rabbitmq"], "rabbitmq", config.broker);
@@ -261,6 +265,10 @@ Config ParseConfig(std::string_view json_text, const std::string &source)
 				config.queues.push_back(ParseQueue(queues[i], "queues[" + std::to_string(i) + "]"));
 		}
 		ReadInt(root, "", "batch_size", 1, 10000, config.batch_size);
+		ReadInt64(root, "", "batch_max_bytes", kMinBatchBytes, kMaxBatchBytes, config.batch_max_bytes);
+		ReadString(root, "", "dead_letter_queue", config.dead_letter_queue);
+		if (root.contains("dead_letter_queue"))
+			CheckQueueName(config.dead_letter_queue, "dead_letter_queue");
 		ReadInt(root, "", "visibility_timeout_s", 1, 86400, config.visibility_timeout_s);
 		ReadInt(root, "", "poll_s", 0, 3600, config.poll_s);
 		ReadInt(root, "", "poll_interval_ms", 1, 60000, config.poll_interval_ms);
@@ -288,8 +296,9 @@ CommandLine ParseCommandLine(int argc, const char *const *argv)
 {
 	// Flags that take a value; the others are switches.
 	static const std::set<std::string> with_value = {
-		"--config",     "--postgres", "--amqp-url", "--queue",           "--exchange",       "--routing-key",
-		"--batch-size", "--vt",       "--poll",     "--confirm-timeout", "--metrics-listen", "--report-interval"};
+		"--config",          "--postgres",          "--amqp-url",        "--amqp-password-file", "--queue",
+		"--exchange",        "--routing-key",       "--dead-letter-queue", "--batch-size",       "--batch-max-bytes",
+		"--vt",              "--poll",              "--confirm-timeout", "--metrics-listen",     "--report-interval"};
 	static const std::set<std::string> switches = {"--archive", "--drain", "--help"};
 	CommandLine line;
 	for (int i = 1; i < argc; i++) {
@@ -329,8 +338,10 @@ CommandLine ParseCommandLine(int argc, const char *const *argv)
 void ApplyOverrides(const CommandLine &line, Config &config)
 {
 	// --queue on the command line replaces the file's list; --exchange,
-	// --routing-key and --archive refine the --queue before them.
+	// --routing-key and --archive refine the --queue before them. The
+	// --amqp-url flags together replace the file's broker addresses.
 	bool replaced_queues = false;
+	std::vector<std::string> urls;
 	auto last_queue = [&](const std::string &flag) -> QueueConfig & {
 		if (!replaced_queues)
 			Fail(flag, "must follow a --queue");
@@ -340,11 +351,12 @@ void ApplyOverrides(const CommandLine &line, Config &config)
 		if (flag == "--postgres") {
 			config.postgres = value;
 		} else if (flag == "--amqp-url") {
-			try {
-				ApplyAmqpUrl(value, config.broker);
-			} catch (const ConfigError &e) {
-				Fail(flag, e.what());
-			}
+			urls.push_back(value);
+		} else if (flag == "--amqp-password-file") {
+			config.broker.password_file = value;
+		} else if (flag == "--dead-letter-queue") {
+			CheckQueueName(value, flag);
+			(replaced_queues ? config.queues.back().dead_letter_queue : config.dead_letter_queue) = value;
 		} else if (flag == "--queue") {
 			if (!replaced_queues)
 				config.queues.clear();
@@ -363,23 +375,37 @@ void ApplyOverrides(const CommandLine &line, Config &config)
 		} else if (flag == "--archive") {
 			last_queue(flag).after_confirm = AfterConfirm::Archive;
 		} else if (flag == "--batch-size") {
-			config.batch_size = ParseIntFlag(flag, value, 1, 10000);
+			config.batch_size = static_cast<int>(ParseIntFlag(flag, value, 1, 10000));
+		} else if (flag == "--batch-max-bytes") {
+			config.batch_max_bytes = ParseIntFlag(flag, value, kMinBatchBytes, kMaxBatchBytes);
 		} else if (flag == "--vt") {
-			config.visibility_timeout_s = ParseIntFlag(flag, value, 1, 86400);
+			config.visibility_timeout_s = static_cast<int>(ParseIntFlag(flag, value, 1, 86400));
 		} else if (flag == "--poll") {
-			config.poll_s = ParseIntFlag(flag, value, 0, 3600);
+			config.poll_s = static_cast<int>(ParseIntFlag(flag, value, 0, 3600));
 		} else if (flag == "--confirm-timeout") {
-			config.broker.confirm_timeout_ms = ParseIntFlag(flag, value, 10, 600000);
+			config.broker.confirm_timeout_ms = static_cast<int>(ParseIntFlag(flag, value, 10, 600000));
 		} else if (flag == "--metrics-listen") {
 			config.metrics_listen = value;
 		} else if (flag == "--report-interval") {
-			config.report_interval_s = ParseIntFlag(flag, value, 0, 86400);
+			config.report_interval_s = static_cast<int>(ParseIntFlag(flag, value, 0, 86400));
 		} else if (flag == "--drain") {
 			config.drain = true;
 		} else {
 			Fail(flag, "unknown option");
 		}
 	}
+	if (!urls.empty()) {
+		try {
+			ApplyAmqpUrls(urls, config.broker);
+		} catch (const ConfigError &e) {
+			Fail("--amqp-url", e.what());
+		}
+	}
+}
+
+const std::string &DeadLetterQueueOf(const Config &config, const QueueConfig &queue)
+{
+	return queue.dead_letter_queue.empty() ? config.dead_letter_queue : queue.dead_letter_queue;
 }
 
 std::pair<std::string, int> SplitListenAddress(std::string_view listen)
@@ -400,9 +426,24 @@ void Validate(const Config &config)
 	if (config.queues.empty())
 		throw ConfigError("no queue to relay: list them in \"queues\" or give --queue");
 	std::set<std::string> seen;
-	for (const auto &queue : config.queues)
+	for (const auto &queue : config.queues) {
 		if (!seen.insert(queue.name).second)
 			throw ConfigError("queue \"" + queue.name + "\" is listed twice");
+		std::string where = "queue \"" + queue.name + "\": ";
+		// With the default exchange a routing key names a broker queue: a
+		// sender choosing it could write into any queue of the vhost.
+		if (queue.routing_key_header && queue.exchange.empty() && queue.routing_keys.empty())
+			throw ConfigError(where +
+							  "routing_key_header with the default exchange lets a sender pick any broker queue; "
+							  "list the keys it may pick in routing_keys");
+		if (!queue.routing_keys.empty() && !queue.routing_key_header)
+			throw ConfigError(where + "routing_keys needs routing_key_header: true");
+		if (DeadLetterQueueOf(config, queue) == queue.name)
+			throw ConfigError(where + "cannot be its own dead_letter_queue");
+	}
+	if (!config.broker.tls.enabled &&
+		!(config.broker.tls.ca_file.empty() && config.broker.tls.cert_file.empty()))
+		throw ConfigError("rabbitmq.tls: only with an amqps:// URL");
 	// A message must stay invisible while it is published and confirmed, or a
 	// second relay (or this one, after a reconnect) would publish it again.
 	if (config.visibility_timeout_s * 1000LL <= config.broker.confirm_timeout_ms)
@@ -429,12 +470,16 @@ std::string Usage()
 		   "\n"
 		   "  --config FILE            JSON configuration (flags below override it)\n"
 		   "  --postgres CONNINFO      libpq connection string\n"
-		   "  --amqp-url URL           amqp://user:password@host:port/vhost\n"
+		   "  --amqp-url URL           amqp[s]://user@host:port/vhost (repeat for a cluster's nodes)\n"
+		   "  --amqp-password-file F   the broker password (or PGMQ_RELAY_AMQP_PASSWORD)\n"
 		   "  --queue NAME             relay this queue (repeatable; replaces the file's list)\n"
 		   "    --exchange NAME        ... to this exchange (default: the default exchange \"\")\n"
 		   "    --routing-key KEY      ... with this routing key (default: the queue's name)\n"
 		   "    --archive              ... and archive instead of delete after the confirm\n"
+		   "    --dead-letter-queue Q  ... and move refused messages to pgmq queue Q\n"
+		   "                           (before any --queue: for every queue)\n"
 		   "  --batch-size N           messages per read (default 100)\n"
+		   "  --batch-max-bytes N      bytes per read (default 8388608)\n"
 		   "  --vt SECONDS             visibility timeout of a read (default 30)\n"
 		   "  --poll SECONDS           read_with_poll's max_poll_seconds (default 5)\n"
 		   "  --confirm-timeout MS     wait for confirms this long (default 10000)\n"

@@ -6,6 +6,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "pgmq/relay/one_line.hpp"
+
 namespace pgmq::relay {
 namespace {
 
@@ -20,8 +22,9 @@ void Write(const char *level, const std::string &message)
 	gmtime_r(&seconds, &tm);
 	char stamp[32];
 	std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+	std::string line = OneLine(message);  // one line per event, whatever libpq or the broker said
 	std::lock_guard<std::mutex> lock(log_mutex);
-	std::fprintf(stderr, "%s.%03dZ %s %s\n", stamp, static_cast<int>(millis), level, message.c_str());
+	std::fprintf(stderr, "%s.%03dZ %s %s\n", stamp, static_cast<int>(millis), level, line.c_str());
 	std::fflush(stderr);
 }
 

@@ -1,5 +1,6 @@
 // relay/src/log.hpp
-// One line per event on stderr, with a UTC timestamp; safe from any thread.
+// One line per event on stderr (line breaks folded), with a UTC timestamp;
+// safe from any thread.
 #pragma once
 
 #include <string>

@@ -2,10 +2,12 @@
 // pgmq-relay: the outbox relay from pgmq queues to RabbitMQ. Configuration,
 // signals, one worker thread per queue, the periodic report and /metrics.
 // Exit status: 0 after SIGTERM/SIGINT (in-flight batches finished) or a
-// finished --drain, 2 for a bad configuration, 1 for anything else.
+// finished --drain, 2 for a bad configuration or a queue that does not
+// exist, 1 for anything else.
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -15,6 +17,7 @@
 
 #include "log.hpp"
 #include "metrics_server.hpp"
+#include "pgmq/relay/amqp_url.hpp"
 #include "pgmq/relay/config.hpp"
 #include "pgmq/relay/metrics.hpp"
 #include "stop_signal.hpp"
@@ -33,6 +36,7 @@ std::optional<Config> LoadConfiguration(int argc, char **argv)
 	}
 	Config config = line.config_path.empty() ? Config{} : LoadConfigFile(line.config_path);
 	ApplyOverrides(line, config);
+	ResolvePassword(config.broker, std::getenv(kPasswordEnvironment));
 	Validate(config);
 	return config;
 }
@@ -53,7 +57,8 @@ int main(int argc, char **argv)
 	try {
 		loaded = LoadConfiguration(argc, argv);
 	} catch (const ConfigError &e) {
-		std::fprintf(stderr, "pgmq-relay: %s\n\n%s", e.what(), Usage().c_str());
+		// One line: where, which key, what was expected (--help has the rest).
+		std::fprintf(stderr, "pgmq-relay: %s\n", e.what());
 		return 2;
 	}
 	if (!loaded)
@@ -88,12 +93,16 @@ int main(int argc, char **argv)
 
 	StopSignal stop;
 	std::atomic<int> running{static_cast<int>(config.queues.size())};
-	std::atomic<bool> failed{false};
+	std::atomic<bool> failed{false}, missing_queue{false};
 	std::vector<std::thread> threads;
 	for (std::size_t i = 0; i < config.queues.size(); i++) {
 		threads.emplace_back([&, i] {
 			try {
 				Worker(config, config.queues[i], counters[i], stop).Run();
+			} catch (const MissingQueue &e) {
+				LogError(e.what());
+				missing_queue = true;
+				stop.Request();
 			} catch (const std::exception &e) {
 				LogError("queue " + config.queues[i].name + ": " + e.what());
 				failed = true;
@@ -127,6 +136,8 @@ int main(int argc, char **argv)
 		t.join();
 	if (metrics)
 		metrics->Stop();
+	if (missing_queue)
+		return 2;  // the ERROR line said which queue; nothing was relayed past it
 	std::vector<QueueSnapshot> current = Snapshots(counters);
 	for (std::size_t i = 0; i < current.size(); i++)
 		LogInfo(FormatReportLine(previous[i], current[i]));

@@ -1,6 +1,9 @@
 // relay/src/message.cpp
 #include "pgmq/relay/message.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 namespace pgmq::relay {
@@ -14,7 +17,37 @@ bool IsRelayHeader(const std::string &name)
 	return name == "x-pgmq-queue" || name == "x-pgmq-msg-id" || name == "x-pgmq-read-ct";
 }
 
+bool EqualsIgnoringCase(std::string_view a, std::string_view b)
+{
+	if (a.size() != b.size())
+		return false;
+	for (std::size_t i = 0; i < a.size(); i++)
+		if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+			return false;
+	return true;
+}
+
+// Why the message's routing key header cannot be used; "" when it can.
+std::string RoutingKeyRefusal(const QueueConfig &queue, const nlohmann::json &value)
+{
+	if (!queue.routing_key_header)
+		return "x-pgmq-routing-key: this queue does not let a message choose its routing key";
+	if (!value.is_string() || value.get<std::string>().empty() || value.get<std::string>().size() > 255)
+		return "x-pgmq-routing-key must be a string of 1 to 255 bytes";
+	const std::string &key = value.get_ref<const std::string &>();
+	if (!queue.routing_keys.empty() &&
+		std::find(queue.routing_keys.begin(), queue.routing_keys.end(), key) == queue.routing_keys.end())
+		return "x-pgmq-routing-key \"" + key + "\" is not among the queue's routing_keys";
+	return "";
+}
+
 }  // namespace
+
+bool IsBrokerReservedHeader(std::string_view name)
+{
+	return EqualsIgnoringCase(name, "CC") || EqualsIgnoringCase(name, "BCC") ||
+		   (name.size() >= 2 && EqualsIgnoringCase(name.substr(0, 2), "x-"));
+}
 
 std::string MessageId(std::string_view queue, std::int64_t msg_id)
 {
@@ -45,13 +78,19 @@ Outgoing PrepareMessage(const QueueConfig &queue, const QueueMessage &message)
 	for (auto it = headers.begin(); it != headers.end(); ++it) {
 		const std::string &name = it.key();
 		const auto &value = it.value();
-		if (name == kRoutingKeyHeader && queue.routing_key_header) {
-			if (value.is_string() && !value.get<std::string>().empty() && value.get<std::string>().size() <= 255)
-				out.routing_key = value.get<std::string>();
-			else
-				out.warning = "x-pgmq-routing-key must be a string of 1 to 255 bytes; the configured key is used";
+		if (IsRelayHeader(name))
+			continue;
+		if (name == kRoutingKeyHeader) {
+			out.refusal = RoutingKeyRefusal(queue, value);
+			if (!out.refusal.empty())
+				return out;
+			out.routing_key = value.get<std::string>();
+			out.chose_routing_key = true;
+		} else if (IsBrokerReservedHeader(name)) {
+			out.refusal = "header \"" + name + "\" is reserved for the broker";
+			return out;
 		}
-		if (IsRelayHeader(name) || name.empty() || name.size() > kMaxFieldName || value.is_null())
+		if (name.empty() || name.size() > kMaxFieldName || value.is_null())
 			continue;
 		if (value.is_string())
 			out.headers.push_back({name, value.get<std::string>()});

@@ -16,6 +16,9 @@ QueueSnapshot QueueCounters::Snapshot() const
 	s.returned = returned.load();
 	s.nacked = nacked.load();
 	s.unconfirmed = unconfirmed.load();
+	s.refused = refused.load();
+	s.dead_lettered = dead_lettered.load();
+	s.timeouts = timeouts.load();
 	s.postgres_connects = postgres_connects.load();
 	s.broker_connects = broker_connects.load();
 	s.confirms_pending = confirms_pending.load();
@@ -23,6 +26,7 @@ QueueSnapshot QueueCounters::Snapshot() const
 	s.queue_length = queue_length.load();
 	s.postgres_up = postgres_up.load();
 	s.broker_up = broker_up.load();
+	s.broker_blocked = broker_blocked.load();
 	return s;
 }
 
@@ -71,10 +75,18 @@ std::string FormatPrometheus(const std::vector<QueueSnapshot> &queues)
 		   "Unroutable publishes (basic.return), left in the queue for a retry after the visibility timeout.",
 		   [](const S &q) { return q.returned; });
 	Family(out, queues, "pgmq_relay_nacked_total", "counter",
-		   "Publishes the broker refused (basic.nack), left in the queue.", [](const S &q) { return q.nacked; });
+		   "Publishes the broker nacked (a broken channel): made visible again, published on a fresh channel.",
+		   [](const S &q) { return q.nacked; });
 	Family(out, queues, "pgmq_relay_unconfirmed_total", "counter",
 		   "Publishes without an answer (timeout or lost connection), left in the queue.",
 		   [](const S &q) { return q.unconfirmed; });
+	Family(out, queues, "pgmq_relay_refused_total", "counter",
+		   "Messages refused by the broker or by the relay's header rules.", [](const S &q) { return q.refused; });
+	Family(out, queues, "pgmq_relay_dead_lettered_total", "counter",
+		   "Refused messages moved to the dead-letter queue.", [](const S &q) { return q.dead_lettered; });
+	Family(out, queues, "pgmq_relay_timeouts_total", "counter",
+		   "Batches whose publishes or confirms outlasted the confirm timeout (e.g. a broker alarm).",
+		   [](const S &q) { return q.timeouts; });
 	Family(out, queues, "pgmq_relay_postgres_connects_total", "counter", "Successful PostgreSQL connections.",
 		   [](const S &q) { return q.postgres_connects; });
 	Family(out, queues, "pgmq_relay_broker_connects_total", "counter", "Successful broker connections.",
@@ -90,6 +102,9 @@ std::string FormatPrometheus(const std::vector<QueueSnapshot> &queues)
 		   [](const S &q) { return q.postgres_up ? 1 : 0; });
 	Family(out, queues, "pgmq_relay_broker_up", "gauge", "1 while the queue's broker connection is open.",
 		   [](const S &q) { return q.broker_up ? 1 : 0; });
+	Family(out, queues, "pgmq_relay_broker_blocked", "gauge",
+		   "1 while the broker blocks the relay's publishes (connection.blocked: a memory or disk alarm).",
+		   [](const S &q) { return q.broker_blocked ? 1 : 0; });
 	return out.str();
 }
 
@@ -106,10 +121,16 @@ std::string FormatReportLine(const QueueSnapshot &previous, const QueueSnapshot 
 		out << ", nacked +" << current.nacked - previous.nacked;
 	if (current.unconfirmed != previous.unconfirmed)
 		out << ", unconfirmed +" << current.unconfirmed - previous.unconfirmed;
+	if (current.refused != previous.refused)
+		out << ", refused +" << current.refused - previous.refused;
+	if (current.timeouts != previous.timeouts)
+		out << ", timeouts +" << current.timeouts - previous.timeouts;
 	if (!current.postgres_up)
 		out << ", postgres down";
 	if (!current.broker_up)
 		out << ", broker down";
+	if (current.broker_blocked)
+		out << ", broker blocked";
 	return out.str();
 }
 

@@ -2,121 +2,178 @@
 #include "metrics_server.hpp"
 
 #include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
+
+#include <httplib.h>
 
 namespace pgmq::relay {
 namespace {
 
-void SendAll(int fd, const std::string &data)
+using Clock = std::chrono::steady_clock;
+
+// A scrape's request is a few hundred bytes: it has this long to arrive.
+constexpr auto kRequestDeadline = std::chrono::seconds(2);
+// And the client this long to take the answer.
+constexpr auto kSendTimeout = std::chrono::seconds(5);
+// Clients served at once: scrapers, a curl by hand, and a few slow or idle
+// connections, each of which gives its thread back within the deadline.
+constexpr std::size_t kThreads = 8;
+// Waits are cut in slices this long, so that Stop is noticed at once.
+constexpr int kSliceMs = 100;
+
+void Address(int fd, bool peer, std::string &ip, int &port)
 {
-	std::size_t sent = 0;
-	while (sent < data.size()) {
-		ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-		if (n <= 0)
-			return;  // the scraper went away
-		sent += static_cast<std::size_t>(n);
+	sockaddr_storage address{};
+	socklen_t length = sizeof address;
+	int rc = peer ? getpeername(fd, reinterpret_cast<sockaddr *>(&address), &length)
+				  : getsockname(fd, reinterpret_cast<sockaddr *>(&address), &length);
+	if (rc != 0)
+		return;
+	char text[INET6_ADDRSTRLEN] = "";
+	if (address.ss_family == AF_INET6) {
+		auto *in6 = reinterpret_cast<sockaddr_in6 *>(&address);
+		inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+		port = ntohs(in6->sin6_port);
+	} else {
+		auto *in = reinterpret_cast<sockaddr_in *>(&address);
+		inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+		port = ntohs(in->sin_port);
 	}
+	ip = text;
 }
+
+// httplib's transport for one connection, with a deadline for the whole
+// request and a send timeout, both cut short by a stop.
+class DeadlineStream : public httplib::Stream {
+  public:
+	DeadlineStream(int fd, const std::atomic<bool> &stopping)
+		: fd_(fd), read_deadline_(Clock::now() + kRequestDeadline), stopping_(stopping)
+	{
+	}
+
+	bool is_readable() const override { return buffered_ < filled_ || Ready(POLLIN, read_deadline_); }
+	bool is_writable() const override { return Ready(POLLOUT, WriteDeadline()); }
+
+	ssize_t read(char *ptr, size_t size) override
+	{
+		// httplib reads the request line and headers a byte at a time.
+		if (buffered_ == filled_) {
+			if (!Ready(POLLIN, read_deadline_))
+				return -1;
+			ssize_t n = recv(fd_, buffer_, sizeof buffer_, 0);
+			if (n <= 0)
+				return n;
+			buffered_ = 0;
+			filled_ = static_cast<std::size_t>(n);
+		}
+		std::size_t n = std::min(size, filled_ - buffered_);
+		std::memcpy(ptr, buffer_ + buffered_, n);
+		buffered_ += n;
+		return static_cast<ssize_t>(n);
+	}
+
+	ssize_t write(const char *ptr, size_t size) override
+	{
+		if (!Ready(POLLOUT, WriteDeadline()))
+			return -1;
+		return send(fd_, ptr, size, MSG_NOSIGNAL);
+	}
+
+	void get_remote_ip_and_port(std::string &ip, int &port) const override { Address(fd_, true, ip, port); }
+	void get_local_ip_and_port(std::string &ip, int &port) const override { Address(fd_, false, ip, port); }
+	socket_t socket() const override { return fd_; }
+
+  private:
+	Clock::time_point WriteDeadline() const
+	{
+		if (write_deadline_ == Clock::time_point{})
+			write_deadline_ = Clock::now() + kSendTimeout;
+		return write_deadline_;
+	}
+
+	bool Ready(short events, Clock::time_point deadline) const
+	{
+		while (!stopping_) {
+			auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+			if (left <= 0)
+				return false;
+			pollfd p{fd_, events, 0};
+			int rc = poll(&p, 1, static_cast<int>(std::min<long long>(left, kSliceMs)));
+			if (rc > 0)
+				return true;
+			if (rc < 0 && errno != EINTR)
+				return false;
+		}
+		return false;
+	}
+
+	int fd_;
+	Clock::time_point read_deadline_;
+	mutable Clock::time_point write_deadline_{};
+	const std::atomic<bool> &stopping_;
+	char buffer_[4096];
+	std::size_t buffered_ = 0, filled_ = 0;
+};
 
 }  // namespace
 
-MetricsServer::MetricsServer(const std::string &host, int port, Render render) : render_(std::move(render))
-{
-	addrinfo hints{};
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	addrinfo *found = nullptr;
-	std::string service = std::to_string(port);
-	int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &found);
-	if (rc != 0)
-		throw std::runtime_error("metrics_listen " + host + ": " + gai_strerror(rc));
-	std::string error = "no address";
-	for (addrinfo *a = found; a != nullptr && listen_fd_ < 0; a = a->ai_next) {
-		int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-		if (fd < 0)
-			continue;
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 16) == 0) {
-			listen_fd_ = fd;
-			sockaddr_storage bound{};
-			socklen_t len = sizeof bound;
-			getsockname(fd, reinterpret_cast<sockaddr *>(&bound), &len);
-			port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6 *>(&bound)->sin6_port
-													  : reinterpret_cast<sockaddr_in *>(&bound)->sin_port);
-		} else {
-			error = std::strerror(errno);
-			close(fd);
-		}
+class MetricsServer::Server : public httplib::Server {
+  public:
+	std::atomic<bool> stopping{false};
+
+  private:
+	// One request per connection, on our transport (see DeadlineStream).
+	bool process_and_close_socket(socket_t sock) override
+	{
+		DeadlineStream stream(sock, stopping);
+		bool closed = false;
+		bool ok = process_request(stream, /*close_connection=*/true, closed, nullptr);
+		shutdown(sock, SHUT_RDWR);
+		close(sock);
+		return ok;
 	}
-	freeaddrinfo(found);
-	if (listen_fd_ < 0)
-		throw std::runtime_error("metrics_listen " + host + ":" + service + ": " + error);
-	thread_ = std::thread([this] { Serve(); });
+};
+
+MetricsServer::MetricsServer(const std::string &host, int port, Render render) : server_(std::make_unique<Server>())
+{
+	server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+	server_->Get("/metrics", [render = std::move(render)](const httplib::Request &, httplib::Response &response) {
+		response.set_content(render(), "text/plain; version=0.0.4; charset=utf-8");
+	});
+	server_->set_error_handler([](const httplib::Request &, httplib::Response &response) {
+		if (response.status == 404)
+			response.set_content("not found; try /metrics\n", "text/plain; charset=utf-8");
+	});
+	if (!server_->bind_to_port(host, port))
+		throw std::runtime_error("metrics_listen " + host + ":" + std::to_string(port) +
+								 ": cannot listen: " + std::strerror(errno));
+	thread_ = std::thread([this] {
+		server_->listen_after_bind();
+		listen_returned_ = true;
+	});
 }
+
+MetricsServer::~MetricsServer() { Stop(); }
 
 void MetricsServer::Stop()
 {
 	if (!thread_.joinable())
 		return;
-	stop_.Request();
+	server_->stopping = true;
+	// httplib's stop does nothing before its loop has started.
+	while (!server_->is_running() && !listen_returned_)
+		std::this_thread::sleep_for(std::chrono::milliseconds(1));
+	server_->stop();
 	thread_.join();
-	close(listen_fd_);
-	listen_fd_ = -1;
-}
-
-void MetricsServer::Serve()
-{
-	while (!stop_.requested()) {
-		pollfd p{listen_fd_, POLLIN, 0};
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-		if (client < 0)
-			continue;
-		Answer(client);
-		close(client);
-	}
-}
-
-void MetricsServer::Answer(int client)
-{
-	// Read the request head (up to 8 kB, 2 s): only its first line matters.
-	std::string request;
-	char buffer[1024];
-	while (request.find("\r\n\r\n") == std::string::npos && request.find("\n\n") == std::string::npos &&
-		   request.size() < 8192) {
-		pollfd p{client, POLLIN, 0};
-		if (poll(&p, 1, 2000) <= 0)
-			return;
-		ssize_t n = recv(client, buffer, sizeof buffer, 0);
-		if (n <= 0)
-			break;
-		request.append(buffer, static_cast<std::size_t>(n));
-	}
-	std::string line = request.substr(0, request.find_first_of("\r\n"));
-	std::string status = "404 Not Found", type = "text/plain; charset=utf-8", body = "not found; try /metrics\n";
-	// "GET /metrics HTTP/1.1", also with a query string.
-	std::string target = line.substr(0, line.find(' ', 4));
-	if (target == "GET /metrics" || target.rfind("GET /metrics?", 0) == 0) {
-		status = "200 OK";
-		type = "text/plain; version=0.0.4; charset=utf-8";
-		body = render_();
-	} else if (line.rfind("GET ", 0) != 0) {
-		status = "405 Method Not Allowed";
-		body = "only GET\n";
-	}
-	SendAll(client, "HTTP/1.0 " + status + "\r\nContent-Type: " + type +
-						"\r\nContent-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
 }
 
 }  // namespace pgmq::relay

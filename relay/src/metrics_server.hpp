@@ -1,14 +1,17 @@
 // relay/src/metrics_server.hpp
-// A minimal HTTP/1.0 server for Prometheus: GET /metrics answers the text
-// exposition, anything else 404. One connection at a time on its own thread;
-// a scrape every few seconds needs nothing more.
+// GET /metrics for Prometheus, served by cpp-httplib. The library bounds
+// each read and write but not a whole request, so a client sending one byte
+// a second could hold a thread for hours: every connection here gets one
+// request, which must arrive within a deadline, and an answer, which the
+// client must take within a send timeout. Several clients are served at
+// once, and Stop returns at once even with clients connected.
 #pragma once
 
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
-
-#include "stop_signal.hpp"
 
 namespace pgmq::relay {
 
@@ -18,20 +21,15 @@ class MetricsServer {
 	// Binds host:port now (throws std::runtime_error if it cannot), serves
 	// on a thread until Stop.
 	MetricsServer(const std::string &host, int port, Render render);
-	~MetricsServer() { Stop(); }
+	~MetricsServer();
 	MetricsServer(const MetricsServer &) = delete;
 	MetricsServer &operator=(const MetricsServer &) = delete;
 	void Stop();
-	int port() const { return port_; }
 
   private:
-	void Serve();
-	void Answer(int client);
-
-	int listen_fd_ = -1;
-	int port_ = 0;
-	Render render_;
-	StopSignal stop_;
+	class Server;
+	std::unique_ptr<Server> server_;
+	std::atomic<bool> listen_returned_{false};
 	std::thread thread_;
 };
 

@@ -3,6 +3,11 @@
 
 #include <cstdlib>
 
+#include "log.hpp"
+#include "pgmq/core/queue_name.hpp"
+#include "pgmq/relay/batch_budget.hpp"
+#include "pgmq/relay/one_line.hpp"
+
 namespace pgmq::relay {
 namespace {
 
@@ -14,6 +19,10 @@ constexpr const char *kRead =
 constexpr const char *kDelete = "SELECT count(*) FROM pgmq.delete($1::text, $2::bigint[])";
 constexpr const char *kArchive = "SELECT count(*) FROM pgmq.archive($1::text, $2::bigint[])";
 constexpr const char *kRelease = "SELECT count(*) FROM pgmq.set_vt($1::text, $2::bigint[], 0)";
+constexpr const char *kDeleteOne = "SELECT pgmq.delete($1::text, $2::bigint)";
+constexpr const char *kSendWithHeaders = "SELECT pgmq.send($1::text, $2::jsonb, $3::jsonb)";
+// to_regclass needs no privilege on the table, unlike pgmq.metrics.
+constexpr const char *kQueueExists = "SELECT to_regclass(format('pgmq.%I', $1::text)) IS NOT NULL";
 constexpr const char *kMetrics = "SELECT queue_length, coalesce(oldest_msg_age_sec, 0) FROM pgmq.metrics($1::text)";
 
 std::string ArrayLiteral(const std::vector<std::int64_t> &ids)
@@ -27,17 +36,11 @@ std::string ArrayLiteral(const std::vector<std::int64_t> &ids)
 	return text + "}";
 }
 
-std::string Trimmed(const char *message)
-{
-	std::string text = message ? message : "";
-	while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
-		text.pop_back();
-	return text;
-}
+std::string Trimmed(const char *message) { return OneLine(message ? message : ""); }
 
 }  // namespace
 
-PgConnection::PgConnection(const std::string &conninfo)
+PgConnection::PgConnection(const std::string &conninfo, std::string log_prefix) : log_prefix_(std::move(log_prefix))
 {
 	// TCP keepalives that notice a dead server within about a minute instead
 	// of the kernel's two hours (a read can wait long on a silent peer). They
@@ -54,6 +57,19 @@ PgConnection::PgConnection(const std::string &conninfo)
 		conn_ = nullptr;
 		throw PgError(message);
 	}
+	// libpq's default prints to stderr as is: several lines, no timestamp.
+	PQsetNoticeProcessor(conn_, &PgConnection::LogNotice, this);
+}
+
+void PgConnection::LogNotice(void *self, const char *message)
+{
+	LogWarning(static_cast<PgConnection *>(self)->log_prefix_ + "PostgreSQL says: " + Trimmed(message));
+}
+
+void PgConnection::Fail(const PGresult *result)
+{
+	const char *sqlstate = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+	throw PgError(Trimmed(PQerrorMessage(conn_)), PQstatus(conn_) != CONNECTION_OK, sqlstate ? sqlstate : "");
 }
 
 PgResult PgConnection::Exec(const char *sql, const std::vector<std::string> &params)
@@ -65,27 +81,78 @@ PgResult PgConnection::Exec(const char *sql, const std::vector<std::string> &par
 		PQexecParams(conn_, sql, static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0));
 	ExecStatusType status = PQresultStatus(result.get());
 	if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK)
-		throw PgError(Trimmed(PQerrorMessage(conn_)), PQstatus(conn_) != CONNECTION_OK);
+		Fail(result.get());
 	return result;
 }
 
-std::vector<QueueMessage> PgConnection::ReadWithPoll(const std::string &queue, int vt_s, int qty, int poll_s,
-													 int poll_interval_ms)
+ReadBatch PgConnection::ReadWithPoll(const std::string &queue, int vt_s, int qty, int poll_s, int poll_interval_ms,
+									 std::int64_t max_bytes)
 {
-	PgResult result = Exec(kRead, {queue, std::to_string(vt_s), std::to_string(qty), std::to_string(poll_s),
-								   std::to_string(poll_interval_ms)});
-	PGresult *r = result.get();
-	std::vector<QueueMessage> messages(PQntuples(r));
-	for (int i = 0; i < PQntuples(r); i++) {
-		QueueMessage &m = messages[i];
-		m.msg_id = std::strtoll(PQgetvalue(r, i, 0), nullptr, 10);
-		m.read_ct = std::atoi(PQgetvalue(r, i, 1));
-		m.enqueued_at_s = std::strtoll(PQgetvalue(r, i, 2), nullptr, 10);
-		m.body.assign(PQgetvalue(r, i, 3), PQgetlength(r, i, 3));
-		if (!PQgetisnull(r, i, 4))
-			m.headers.assign(PQgetvalue(r, i, 4), PQgetlength(r, i, 4));
+	std::string params[] = {queue, std::to_string(vt_s), std::to_string(qty), std::to_string(poll_s),
+							std::to_string(poll_interval_ms)};
+	const char *values[] = {params[0].c_str(), params[1].c_str(), params[2].c_str(), params[3].c_str(),
+							params[4].c_str()};
+	if (!PQsendQueryParams(conn_, kRead, 5, nullptr, values, nullptr, nullptr, 0) || !PQsetSingleRowMode(conn_))
+		Fail(nullptr);
+	ReadBatch batch;
+	BatchBudget budget(max_bytes);
+	std::unique_ptr<PgResult> failed;
+	// Every result is taken, also after a failure, so the connection is
+	// ready for the next statement.
+	while (PGresult *raw = PQgetResult(conn_)) {
+		auto result = std::make_unique<PgResult>(raw);
+		ExecStatusType status = PQresultStatus(raw);
+		if (status == PGRES_TUPLES_OK)
+			continue;  // the end of the rows
+		if (status != PGRES_SINGLE_TUPLE) {
+			if (!failed)
+				failed = std::move(result);
+			continue;
+		}
+		std::int64_t msg_id = std::strtoll(PQgetvalue(raw, 0, 0), nullptr, 10);
+		if (!budget.Take(PQgetlength(raw, 0, 3) + PQgetlength(raw, 0, 4))) {
+			batch.over_budget.push_back(msg_id);
+			continue;
+		}
+		QueueMessage &m = batch.messages.emplace_back();
+		m.msg_id = msg_id;
+		m.read_ct = std::atoi(PQgetvalue(raw, 0, 1));
+		m.enqueued_at_s = std::strtoll(PQgetvalue(raw, 0, 2), nullptr, 10);
+		m.body.assign(PQgetvalue(raw, 0, 3), PQgetlength(raw, 0, 3));
+		if (!PQgetisnull(raw, 0, 4))
+			m.headers.assign(PQgetvalue(raw, 0, 4), PQgetlength(raw, 0, 4));
 	}
-	return messages;
+	if (failed)
+		Fail(failed->get());
+	if (PQstatus(conn_) != CONNECTION_OK)
+		Fail(nullptr);
+	return batch;
+}
+
+bool PgConnection::MoveToDeadLetters(const std::string &queue, std::int64_t msg_id,
+									 const std::string &dead_letter_queue, const std::string &body,
+									 const std::string &headers)
+{
+	// One transaction, the delete first: only a message still in its queue
+	// becomes a dead letter, and never both or neither.
+	Exec("BEGIN", {});
+	try {
+		PgResult deleted = Exec(kDeleteOne, {queue, std::to_string(msg_id)});
+		bool moved = PQgetvalue(deleted.get(), 0, 0)[0] == 't';
+		if (moved)
+			Exec(kSendWithHeaders, {dead_letter_queue, body, headers});
+		Exec("COMMIT", {});
+		return moved;
+	} catch (const PgError &) {
+		PQclear(PQexec(conn_, "ROLLBACK"));
+		throw;
+	}
+}
+
+bool PgConnection::QueueExists(const std::string &queue)
+{
+	PgResult result = Exec(kQueueExists, {core::TableName("q", queue)});
+	return PQgetvalue(result.get(), 0, 0)[0] == 't';
 }
 
 std::int64_t PgConnection::Remove(const std::string &queue, const std::vector<std::int64_t> &ids, bool archive)

@@ -1,8 +1,9 @@
 // relay/src/pg_client.hpp
-// libpq behind two RAII classes and the four statements the relay runs. Every
+// libpq behind two RAII classes and the statements the relay runs. Every
 // failure throws PgError; the caller then drops the connection and reconnects
-// (a statement that failed on a live connection is rare: a dropped queue, a
-// missing privilege, and reconnecting with backoff is the right answer too).
+// (a statement that failed on a live connection is rare: a missing
+// privilege, and reconnecting with backoff is the right answer too), except
+// for a queue that does not exist, which no retry will mend.
 #pragma once
 
 #include <cstdint>
@@ -19,16 +20,20 @@ namespace pgmq::relay {
 
 class PgError : public std::runtime_error {
   public:
-	explicit PgError(const std::string &message, bool connection_lost = true)
-		: std::runtime_error(message), connection_lost_(connection_lost)
+	PgError(const std::string &message, bool connection_lost = true, std::string sqlstate = "")
+		: std::runtime_error(message), connection_lost_(connection_lost), sqlstate_(std::move(sqlstate))
 	{
 	}
 	// False for a statement that failed on a connection that is still up
 	// (a dropped queue, a missing privilege): the log says which.
 	bool connection_lost() const { return connection_lost_; }
+	// undefined_table: pgmq's "queue does not exist" (and upstream pgmq's
+	// missing q_ table); undefined_function/schema: no pgmq in the database.
+	bool missing_queue() const { return sqlstate_ == "42P01" || sqlstate_ == "42883" || sqlstate_ == "3F000"; }
 
   private:
 	bool connection_lost_;
+	std::string sqlstate_;
 };
 
 class PgResult {
@@ -44,23 +49,42 @@ class PgResult {
 	PGresult *result_;
 };
 
+// One read: the messages that fit the byte limit, and the ids of those read
+// beyond it (to be made visible again at once).
+struct ReadBatch {
+	std::vector<QueueMessage> messages;
+	std::vector<std::int64_t> over_budget;
+};
+
 class PgConnection {
   public:
 	// Connects; application_name defaults to "pgmq-relay" so that the
-	// relay's sessions are easy to find in pg_stat_activity.
-	explicit PgConnection(const std::string &conninfo);
+	// relay's sessions are easy to find in pg_stat_activity. What the server
+	// says outside a statement's result (a notice, the FATAL of a terminated
+	// session) goes to the log as one line, after log_prefix.
+	PgConnection(const std::string &conninfo, std::string log_prefix);
 	~PgConnection() { PQfinish(conn_); }
 	PgConnection(const PgConnection &) = delete;
 	PgConnection &operator=(const PgConnection &) = delete;
 
-	// pgmq.read_with_poll(queue, vt, qty, poll_s, poll_interval_ms).
-	std::vector<QueueMessage> ReadWithPoll(const std::string &queue, int vt_s, int qty, int poll_s,
-										   int poll_interval_ms);
+	// pgmq.read_with_poll(queue, vt, qty, poll_s, poll_interval_ms), taking
+	// rows while their bodies and headers add up to at most max_bytes (the
+	// first row always); the rows are received one at a time, so memory stays
+	// within the limit plus one message.
+	ReadBatch ReadWithPoll(const std::string &queue, int vt_s, int qty, int poll_s, int poll_interval_ms,
+						   std::int64_t max_bytes);
 	// pgmq.delete or pgmq.archive of ids; returns how many were removed.
 	std::int64_t Remove(const std::string &queue, const std::vector<std::int64_t> &ids, bool archive);
 	// pgmq.set_vt(queue, ids, 0): makes messages we could not publish
 	// visible again at once instead of after the visibility timeout.
 	void Release(const std::string &queue, const std::vector<std::int64_t> &ids);
+	// In one statement: pgmq.delete of the message from queue and, if it was
+	// still there, pgmq.send of its body with headers to dead_letter_queue.
+	// Returns whether it moved.
+	bool MoveToDeadLetters(const std::string &queue, std::int64_t msg_id, const std::string &dead_letter_queue,
+						   const std::string &body, const std::string &headers);
+	// Whether pgmq has a queue of that name (needs no privilege on it).
+	bool QueueExists(const std::string &queue);
 	// pgmq.metrics(queue): length and age of the oldest message.
 	void Metrics(const std::string &queue, std::int64_t &length, std::int64_t &oldest_age_s);
 
@@ -68,7 +92,10 @@ class PgConnection {
 
   private:
 	PgResult Exec(const char *sql, const std::vector<std::string> &params);
+	[[noreturn]] void Fail(const PGresult *result);
+	static void LogNotice(void *self, const char *message);
 	PGconn *conn_;
+	std::string log_prefix_;
 };
 
 }  // namespace pgmq::relay

@@ -1,4 +1,5 @@
 // relay/src/worker.cpp
+// The loop and its connections; a batch's way is in worker_batch.cpp.
 #include "worker.hpp"
 
 #include "log.hpp"
@@ -10,11 +11,17 @@ namespace {
 // the queue table, so not after every batch).
 constexpr auto kMetricsEvery = std::chrono::seconds(5);
 
+std::string Describe(const BrokerAddress &address)
+{
+	bool ipv6 = address.host.find(':') != std::string::npos;
+	return (ipv6 ? "[" + address.host + "]" : address.host) + ":" + std::to_string(address.port);
+}
+
 }  // namespace
 
 Worker::Worker(const Config &config, const QueueConfig &queue, QueueCounters &counters, StopSignal &stop)
-	: config_(config), queue_(queue), counters_(counters), stop_(stop),
-	  pg_backoff_(config.backoff_initial_ms, config.backoff_max_ms),
+	: config_(config), queue_(queue), dead_letter_queue_(DeadLetterQueueOf(config, queue)), counters_(counters),
+	  stop_(stop), pg_backoff_(config.backoff_initial_ms, config.backoff_max_ms),
 	  broker_backoff_(config.backoff_initial_ms, config.backoff_max_ms), random_(std::random_device{}())
 {
 }
@@ -26,13 +33,30 @@ void Worker::Wait(Backoff &backoff, const std::string &what, const std::string &
 	stop_.SleepFor(delay);
 }
 
+void Worker::Missing(const PgError &error)
+{
+	throw MissingQueue(Prefix() + error.what());
+}
+
+void Worker::CheckQueuesExist()
+{
+	for (const std::string *name : {&queue_.name, &dead_letter_queue_}) {
+		if (name->empty() || pg_->QueueExists(*name))
+			continue;
+		throw MissingQueue(Prefix() + (name == &queue_.name ? "" : "its dead_letter_queue ") + "\"" + *name +
+						   "\" does not exist in the database (create it with pgmq.create, or correct the name)");
+	}
+}
+
 bool Worker::EnsurePostgres()
 {
 	if (pg_)
 		return true;
 	try {
-		pg_ = std::make_unique<PgConnection>(config_.postgres);
+		pg_ = std::make_unique<PgConnection>(config_.postgres, Prefix());
+		CheckQueuesExist();
 	} catch (const PgError &e) {
+		pg_.reset();
 		Wait(pg_backoff_, "cannot connect to PostgreSQL", e.what());
 		return false;
 	}
@@ -42,21 +66,33 @@ bool Worker::EnsurePostgres()
 	return true;
 }
 
-bool Worker::EnsureBroker()
+bool Worker::EnsureBroker(bool wait_on_failure)
 {
 	if (broker_)
 		return true;
-	try {
-		broker_ = std::make_unique<AmqpConnection>(config_.broker);
-	} catch (const AmqpError &e) {
-		Wait(broker_backoff_, "cannot connect to the broker", e.what());
-		return false;
+	const auto &addresses = config_.broker.addresses;
+	std::string errors;
+	for (std::size_t tried = 0; tried < addresses.size(); tried++) {
+		const BrokerAddress &address = addresses[next_address_];
+		try {
+			broker_ = std::make_unique<AmqpConnection>(config_.broker, address, "pgmq-relay " + queue_.name,
+													   watchdog_);
+		} catch (const AmqpError &e) {
+			errors += (errors.empty() ? "" : "; ") + Describe(address) + ": " + e.what();
+			next_address_ = (next_address_ + 1) % addresses.size();
+			continue;
+		}
+		counters_.broker_connects++;
+		counters_.broker_up = true;
+		LogInfo(Prefix() + "broker connected (" + Describe(address) +
+				(config_.broker.tls.enabled ? ", TLS" : "") + ", confirm mode)");
+		return true;
 	}
-	counters_.broker_connects++;
-	counters_.broker_up = true;
-	LogInfo(Prefix() + "broker connected (" + config_.broker.host + ":" + std::to_string(config_.broker.port) +
-			", confirm mode)");
-	return true;
+	if (wait_on_failure)
+		Wait(broker_backoff_, "cannot connect to the broker", errors);
+	else
+		LogWarning(Prefix() + "cannot connect to the broker: " + errors);
+	return false;
 }
 
 void Worker::DropPostgres(const std::string &why, bool lost)
@@ -72,9 +108,12 @@ void Worker::DropPostgres(const std::string &why, bool lost)
 
 void Worker::DropBroker(const std::string &why)
 {
-	LogWarning(Prefix() + "broker connection lost: " + why);
+	if (!why.empty())
+		LogWarning(Prefix() + "broker connection lost: " + why);
 	broker_.reset();
 	counters_.broker_up = false;
+	// The next connect goes to the next address: the node may be the problem.
+	next_address_ = (next_address_ + 1) % config_.broker.addresses.size();
 }
 
 void Worker::RefreshQueueMetrics(bool force)
@@ -89,6 +128,8 @@ void Worker::RefreshQueueMetrics(bool force)
 		counters_.queue_length = length;
 		counters_.lag_seconds = age;
 	} catch (const PgError &e) {
+		if (e.missing_queue())
+			Missing(e);
 		DropPostgres(e.what(), e.connection_lost());
 	}
 }
@@ -96,30 +137,37 @@ void Worker::RefreshQueueMetrics(bool force)
 void Worker::Run()
 {
 	LogInfo(Prefix() + "relaying to exchange \"" + queue_.exchange + "\", routing key \"" + queue_.routing_key +
-			"\", " + (queue_.after_confirm == AfterConfirm::Archive ? "archive" : "delete") + " after confirm");
+			"\", " + (queue_.after_confirm == AfterConfirm::Archive ? "archive" : "delete") + " after confirm" +
+			(dead_letter_queue_.empty() ? "" : ", dead letters to \"" + dead_letter_queue_ + "\""));
 	while (!stop_.requested()) {
-		if (!EnsurePostgres() || !EnsureBroker())
+		if (!EnsurePostgres() || !EnsureBroker(true))
 			continue;
 		RefreshQueueMetrics(false);
 		if (!pg_)
 			continue;
-		std::vector<QueueMessage> batch;
+		ReadBatch read;
 		try {
-			batch = pg_->ReadWithPoll(queue_.name, config_.visibility_timeout_s, config_.batch_size, config_.poll_s,
-									  config_.poll_interval_ms);
+			read = pg_->ReadWithPoll(queue_.name, config_.visibility_timeout_s, config_.batch_size, config_.poll_s,
+									 config_.poll_interval_ms, config_.batch_max_bytes);
+			// Read beyond the byte limit: visible again for the next batch.
+			if (!read.over_budget.empty())
+				pg_->Release(queue_.name, read.over_budget);
 		} catch (const PgError &e) {
+			if (e.missing_queue())
+				Missing(e);
 			DropPostgres(e.what(), e.connection_lost());
 			Wait(pg_backoff_, "read failed", "reconnecting");
 			continue;
 		}
 		pg_backoff_.Reset();
-		if (batch.empty()) {
+		if (read.messages.empty()) {
 			if (config_.drain) {
 				LogInfo(Prefix() + "drained");
 				break;
 			}
 			try {
 				broker_->Pump();
+				counters_.broker_blocked = broker_->blocked();
 			} catch (const AmqpError &e) {
 				DropBroker(e.what());
 			}
@@ -127,81 +175,9 @@ void Worker::Run()
 		}
 		// A batch once read is always finished, even after a stop request:
 		// SIGTERM waits for the confirms and the delete of what is in flight.
-		RelayBatch(batch);
+		RelayBatch(read.messages);
 	}
 	RefreshQueueMetrics(true);
-}
-
-void Worker::RelayBatch(const std::vector<QueueMessage> &batch)
-{
-	counters_.read += batch.size();
-	tracker_.Start(broker_->next_tag());
-	std::string broker_failure;
-	try {
-		for (const QueueMessage &message : batch) {
-			Outgoing out = PrepareMessage(queue_, message);
-			if (!out.warning.empty())
-				LogWarning(Prefix() + "message " + out.message_id + ": " + out.warning);
-			broker_->Publish(queue_.exchange, out, message);
-			tracker_.Published(out.message_id);
-			counters_.published++;
-			counters_.confirms_pending = static_cast<std::int64_t>(tracker_.pending());
-		}
-		auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(config_.broker.confirm_timeout_ms);
-		broker_->WaitConfirms(tracker_, deadline);
-	} catch (const AmqpError &e) {
-		broker_failure = e.what();
-	}
-	counters_.confirms_pending = 0;
-
-	BatchOutcome outcome = Classify(tracker_, batch.size());
-	std::vector<std::int64_t> confirmed, not_confirmed;
-	for (std::size_t i : outcome.confirmed)
-		confirmed.push_back(batch[i].msg_id);
-	for (std::size_t i : outcome.not_confirmed)
-		not_confirmed.push_back(batch[i].msg_id);
-	std::size_t returned = outcome.returned, nacked = outcome.nacked;
-	counters_.confirmed += confirmed.size();
-	counters_.returned += returned;
-	counters_.nacked += nacked;
-	counters_.unconfirmed += outcome.unanswered;
-	if (returned)
-		LogWarning(Prefix() + std::to_string(returned) + " message(s) unroutable (basic.return from exchange \"" +
-				   queue_.exchange + "\"): left in the queue, retried after the visibility timeout");
-	if (nacked)
-		LogWarning(Prefix() + std::to_string(nacked) +
-				   " message(s) refused by the broker (basic.nack): left in the queue, retried after the visibility "
-				   "timeout");
-
-	// Only now, and only the confirmed ones. If this fails they are published
-	// again later, with the same message-id: the one kind of duplicate.
-	if (!confirmed.empty()) {
-		try {
-			counters_.relayed += pg_->Remove(queue_.name, confirmed, queue_.after_confirm == AfterConfirm::Archive);
-		} catch (const PgError &e) {
-			DropPostgres(std::string(e.what()) + " (" + std::to_string(confirmed.size()) +
-							 " confirmed message(s) stay in the queue and will be published again with the same "
-							 "message-id)",
-						 e.connection_lost());
-		}
-	}
-	if (!broker_failure.empty()) {
-		DropBroker(broker_failure);
-		// No answer is no confirm: make them visible again at once rather than
-		// after the visibility timeout (if this fails, the timeout does it).
-		if (pg_ && !not_confirmed.empty()) {
-			try {
-				pg_->Release(queue_.name, not_confirmed);
-			} catch (const PgError &e) {
-				DropPostgres(e.what(), e.connection_lost());
-			}
-		}
-		// Backoff also when the connect works and the publish fails (an
-		// exchange that does not exist closes the channel every time).
-		Wait(broker_backoff_, "publish failed", "reconnecting");
-	} else {
-		broker_backoff_.Reset();
-	}
 }
 
 }  // namespace pgmq::relay

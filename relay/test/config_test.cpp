@@ -1,6 +1,9 @@
 // relay/test/config_test.cpp
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "pgmq/relay/amqp_url.hpp"
 #include "pgmq/relay/config.hpp"
 
 using namespace pgmq::relay;
@@ -36,8 +39,10 @@ TEST(RelayConfig, FullFile)
 	})",
 						   "relay.json");
 	EXPECT_EQ(c.postgres, "host=/tmp dbname=app");
-	EXPECT_EQ(c.broker.host, "mq.example");
-	EXPECT_EQ(c.broker.port, 5673);
+	ASSERT_EQ(c.broker.addresses.size(), 1u);
+	EXPECT_EQ(c.broker.addresses[0].host, "mq.example");
+	EXPECT_EQ(c.broker.addresses[0].port, 5673);
+	EXPECT_FALSE(c.broker.tls.enabled);
 	EXPECT_EQ(c.broker.user, "relay");
 	EXPECT_EQ(c.broker.password, "s@cret");
 	EXPECT_EQ(c.broker.vhost, "prod");
@@ -47,7 +52,9 @@ TEST(RelayConfig, FullFile)
 	EXPECT_EQ(c.queues[0].exchange, "");
 	EXPECT_EQ(c.queues[0].routing_key, "plain");  // default exchange routes by queue name
 	EXPECT_EQ(c.queues[0].after_confirm, AfterConfirm::Delete);
-	EXPECT_TRUE(c.queues[0].routing_key_header);
+	EXPECT_FALSE(c.queues[0].routing_key_header);  // off unless configured
+	EXPECT_EQ(c.batch_max_bytes, 8 * 1024 * 1024);
+	EXPECT_EQ(DeadLetterQueueOf(c, c.queues[0]), "");
 	EXPECT_EQ(c.queues[1].exchange, "events");
 	EXPECT_EQ(c.queues[1].routing_key, "orders.created");
 	EXPECT_EQ(c.queues[1].after_confirm, AfterConfirm::Archive);
@@ -62,7 +69,9 @@ TEST(RelayConfig, ErrorsNameThePlace)
 {
 	EXPECT_NE(ErrorOf("{").find("relay.json: not valid JSON"), std::string::npos);
 	EXPECT_EQ(ErrorOf("[]"), "relay.json: the top level must be a JSON object");
-	EXPECT_EQ(ErrorOf(R"({"batchsize": 5})"), "relay.json: : unknown key \"batchsize\"");
+	EXPECT_EQ(ErrorOf(R"({"batchsize": 5})").rfind("relay.json: batchsize: unknown key (expected one of: backoff_",
+													0),
+			  0u);
 	EXPECT_EQ(ErrorOf(R"({"batch_size": "5"})"), "relay.json: batch_size: must be an integer");
 	EXPECT_EQ(ErrorOf(R"({"batch_size": 0})"), "relay.json: batch_size: must be between 1 and 10000");
 	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "after_confirm": "drop"}]})"),
@@ -72,18 +81,37 @@ TEST(RelayConfig, ErrorsNameThePlace)
 			  "relay.json: queues[0].name: queue name contains invalid characters: $, ;, --, or \\'");
 	EXPECT_EQ(ErrorOf(R"({"queues": [7]})"), "relay.json: queues[0]: must be a queue name or an object");
 	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"url": "http://x"}})"),
-			  "relay.json: rabbitmq.url: AMQP URL must start with amqp:// (amqps is not supported)");
+			  "relay.json: rabbitmq.url: AMQP URL must start with amqp:// or amqps://");
 	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"port": 70000}})"), "relay.json: rabbitmq.port: must be between 1 and 65535");
-	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"pasword": "x"}})"), "relay.json: rabbitmq: unknown key \"pasword\"");
+	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"pasword": "x"}})").rfind("relay.json: rabbitmq.pasword: unknown key", 0), 0u);
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "routing_keys": []}]})"),
+			  "relay.json: queues[0].routing_keys: must be a non-empty array of strings");
+	EXPECT_EQ(ErrorOf(R"({"batch_max_bytes": 10})"), "relay.json: batch_max_bytes: must be between 1024 and 1073741824");
+	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"tls": {"cert_file": "c.pem"}}})"),
+			  "relay.json: rabbitmq.tls: a client certificate needs both cert_file and key_file");
+	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"urls": ["amqp://a", "amqp://b"], "port": 1}})"),
+			  "relay.json: rabbitmq.port: only with a single broker address");
+	// Every error is one line.
+	for (const char *bad : {"{", R"({"x": 1})", R"({"queues": [{"name": "a", "x": 1}]})"})
+		EXPECT_EQ(ErrorOf(bad).find('\n'), std::string::npos) << bad;
+}
+
+TEST(RelayConfig, JsonErrorsDoNotQuoteTheFile)
+{
+	// nlohmann names the last token read, which may be a password.
+	std::string error = ErrorOf(R"({"rabbitmq": {"url": "amqp://relay:hunter2@mq/"} "queues": []})");
+	EXPECT_EQ(error.rfind("relay.json: not valid JSON: parse error at line 1", 0), 0u) << error;
+	EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
+	EXPECT_EQ(error.find("last read"), std::string::npos) << error;
 }
 
 TEST(RelayConfig, ValidateWholeConfiguration)
 {
 	Config c;
 	EXPECT_THROW(Validate(c), ConfigError);  // no queue
-	c.queues.push_back({"a", "", "a"});
+	c.queues.push_back({"a", "", "a", AfterConfirm::Delete, false, {}, ""});
 	EXPECT_NO_THROW(Validate(c));
-	c.queues.push_back({"a", "", "a"});
+	c.queues.push_back(c.queues.back());
 	EXPECT_THROW(Validate(c), ConfigError);  // twice
 	c.queues.pop_back();
 	c.visibility_timeout_s = 5;
@@ -100,17 +128,109 @@ TEST(RelayConfig, ValidateWholeConfiguration)
 	EXPECT_THROW(Validate(c), ConfigError);
 }
 
+TEST(RelayConfig, SenderChosenRoutes)
+{
+	Config c;
+	QueueConfig q;
+	q.name = q.routing_key = "orders";
+	q.routing_key_header = true;
+	c.queues = {q};
+	// The default exchange routes by queue name: a sender would pick the queue.
+	EXPECT_THROW(Validate(c), ConfigError);
+	c.queues[0].routing_keys = {"orders.refunded"};
+	EXPECT_NO_THROW(Validate(c));
+	c.queues[0].routing_keys.clear();
+	c.queues[0].exchange = "events";  // an exchange's bindings decide
+	EXPECT_NO_THROW(Validate(c));
+	c.queues[0].routing_key_header = false;
+	c.queues[0].routing_keys = {"x"};
+	EXPECT_THROW(Validate(c), ConfigError);  // a list that nothing reads
+}
+
+TEST(RelayConfig, DeadLetterQueue)
+{
+	Config c = ParseConfig(R"({"dead_letter_queue": "dlq", "queues": ["a", {"name": "b", "dead_letter_queue": "b_dlq"}]})",
+						   "f");
+	EXPECT_EQ(DeadLetterQueueOf(c, c.queues[0]), "dlq");
+	EXPECT_EQ(DeadLetterQueueOf(c, c.queues[1]), "b_dlq");
+	EXPECT_NO_THROW(Validate(c));
+	c.dead_letter_queue = "a";
+	EXPECT_THROW(Validate(c), ConfigError);  // its own
+	EXPECT_THROW(ParseConfig(R"({"dead_letter_queue": "a;b"})", "f"), ConfigError);
+	CommandLine line = Line({"--dead-letter-queue", "all", "--queue", "q", "--dead-letter-queue", "mine", "--queue", "r"});
+	ApplyOverrides(line, c);
+	EXPECT_EQ(DeadLetterQueueOf(c, c.queues[0]), "mine");
+	EXPECT_EQ(DeadLetterQueueOf(c, c.queues[1]), "all");
+}
+
+TEST(RelayConfig, ClusterAndTls)
+{
+	Config c = ParseConfig(R"({"rabbitmq": {"urls": ["amqps://relay@a.mq/prod", "amqps://b.mq:5700/prod"],
+	                                       "tls": {"ca_file": "/etc/ca.pem"}}, "queues": ["q"]})",
+						   "f");
+	ASSERT_EQ(c.broker.addresses.size(), 2u);
+	EXPECT_EQ(c.broker.addresses[0], (BrokerAddress{"a.mq", 5671}));  // amqps' port
+	EXPECT_EQ(c.broker.addresses[1], (BrokerAddress{"b.mq", 5700}));
+	EXPECT_TRUE(c.broker.tls.enabled);
+	EXPECT_EQ(c.broker.tls.ca_file, "/etc/ca.pem");
+	EXPECT_EQ(c.broker.user, "relay");
+	EXPECT_EQ(c.broker.vhost, "prod");
+	EXPECT_NO_THROW(Validate(c));
+	// One broker: the nodes share scheme, vhost and credentials.
+	EXPECT_THROW(ParseConfig(R"({"rabbitmq": {"urls": ["amqps://a", "amqp://b"]}})", "f"), ConfigError);
+	EXPECT_THROW(ParseConfig(R"({"rabbitmq": {"urls": ["amqp://a/x", "amqp://b/y"]}})", "f"), ConfigError);
+	EXPECT_THROW(ParseConfig(R"({"rabbitmq": {"urls": ["amqp://u@a", "amqp://v@b"]}})", "f"), ConfigError);
+	EXPECT_THROW(ParseConfig(R"({"rabbitmq": {"url": "amqp://a", "urls": ["amqp://b"]}})", "f"), ConfigError);
+	// TLS files without amqps would silently go unused.
+	Config plain = ParseConfig(R"({"rabbitmq": {"tls": {"ca_file": "ca.pem"}}, "queues": ["q"]})", "f");
+	EXPECT_THROW(Validate(plain), ConfigError);
+	// --amqp-url flags together replace the file's addresses.
+	ApplyOverrides(Line({"--amqp-url", "amqp://x:1/", "--amqp-url", "amqp://y:2/"}), c);
+	ASSERT_EQ(c.broker.addresses.size(), 2u);
+	EXPECT_EQ(c.broker.addresses[1], (BrokerAddress{"y", 2}));
+	EXPECT_FALSE(c.broker.tls.enabled);
+}
+
+TEST(RelayConfig, PasswordFromFileOrEnvironment)
+{
+	BrokerConfig b;
+	ApplyAmqpUrl("amqp://relay:from-url@h/", b);
+	ResolvePassword(b, nullptr);
+	EXPECT_EQ(b.password, "from-url");
+	ResolvePassword(b, "from-env");
+	EXPECT_EQ(b.password, "from-env");
+	std::string path = testing::TempDir() + "relay-password";
+	{
+		std::ofstream file(path);
+		file << "from-file\nsecond line\n";
+	}
+	b.password_file = path;
+	ResolvePassword(b, "from-env");
+	EXPECT_EQ(b.password, "from-file");  // the file wins, first line only
+	b.password_file = path + ".missing";
+	try {
+		ResolvePassword(b, nullptr);
+		ADD_FAILURE() << "a missing password file must be an error";
+	} catch (const ConfigError &e) {
+		EXPECT_NE(std::string(e.what()).find("rabbitmq.password_file"), std::string::npos);
+	}
+	CommandLine line = Line({"--amqp-password-file", "/run/secrets/mq"});
+	Config c;
+	ApplyOverrides(line, c);
+	EXPECT_EQ(c.broker.password_file, "/run/secrets/mq");
+}
+
 TEST(RelayConfig, AmqpUrl)
 {
 	BrokerConfig b;
 	ApplyAmqpUrl("amqp://localhost", b);
-	EXPECT_EQ(b.host, "localhost");
-	EXPECT_EQ(b.port, 5672);
+	EXPECT_EQ(b.addresses.at(0).host, "localhost");
+	EXPECT_EQ(b.addresses.at(0).port, 5672);
 	EXPECT_EQ(b.vhost, "/");
 	EXPECT_EQ(b.user, "guest");
 	ApplyAmqpUrl("amqp://u:p@[::1]:5699/%2Fv", b);
-	EXPECT_EQ(b.host, "::1");
-	EXPECT_EQ(b.port, 5699);
+	EXPECT_EQ(b.addresses.at(0).host, "::1");
+	EXPECT_EQ(b.addresses.at(0).port, 5699);
 	EXPECT_EQ(b.vhost, "/v");
 	EXPECT_EQ(b.user, "u");
 	EXPECT_EQ(b.password, "p");
@@ -138,8 +258,8 @@ TEST(RelayConfig, FlagsOverrideTheFile)
 	EXPECT_EQ(c.queues[1].routing_key, "q2");
 	EXPECT_EQ(c.queues[1].after_confirm, AfterConfirm::Delete);
 	EXPECT_TRUE(c.drain);
-	EXPECT_EQ(c.broker.host, "h");
-	EXPECT_EQ(c.broker.port, 1);
+	EXPECT_EQ(c.broker.addresses.at(0).host, "h");
+	EXPECT_EQ(c.broker.addresses.at(0).port, 1);
 }
 
 TEST(RelayConfig, BadFlags)
@@ -152,6 +272,8 @@ TEST(RelayConfig, BadFlags)
 	EXPECT_THROW(ApplyOverrides(Line({"--batch-size", "-1"}), c), ConfigError);
 	EXPECT_THROW(ApplyOverrides(Line({"--batch-size", "12x"}), c), ConfigError);
 	EXPECT_THROW(ApplyOverrides(Line({"--queue", "bad$name"}), c), ConfigError);
+	EXPECT_THROW(ApplyOverrides(Line({"--batch-max-bytes", "100"}), c), ConfigError);
+	EXPECT_THROW(ApplyOverrides(Line({"--amqp-url", "amqp://h:0/"}), c), ConfigError);
 	EXPECT_TRUE(Line({"--help"}).help);
 }
 

@@ -59,25 +59,50 @@ TEST(RelayMessage, RoutingKeyHeaderOverrides)
 {
 	Outgoing out = PrepareMessage(Queue(), Message(R"({"x-pgmq-routing-key": "orders.refunded"})"));
 	EXPECT_EQ(out.routing_key, "orders.refunded");
+	EXPECT_TRUE(out.chose_routing_key);
 	EXPECT_TRUE(out.warning.empty());
+	EXPECT_TRUE(out.refusal.empty());
 }
 
-TEST(RelayMessage, RoutingKeyHeaderCanBeDisabled)
+TEST(RelayMessage, RoutingKeyHeaderRefusedWhenNotEnabled)
 {
-	Outgoing out = PrepareMessage(Queue(false), Message(R"({"x-pgmq-routing-key": "orders.refunded"})"));
-	EXPECT_EQ(out.routing_key, "orders.created");
+	// A sender does not choose the route unless configured; its message is
+	// refused rather than sent where it did not ask to go.
+	Outgoing out = PrepareMessage(Queue(false), Message(R"({"x-pgmq-routing-key": "payments"})"));
+	EXPECT_FALSE(out.refusal.empty());
+	EXPECT_FALSE(out.chose_routing_key);
 }
 
-TEST(RelayMessage, BadRoutingKeyHeaderFallsBackWithWarning)
+TEST(RelayMessage, RoutingKeyHeaderOnlyFromTheList)
 {
-	for (const char *headers : {R"({"x-pgmq-routing-key": 5})", R"({"x-pgmq-routing-key": ""})"}) {
-		Outgoing out = PrepareMessage(Queue(), Message(headers));
-		EXPECT_EQ(out.routing_key, "orders.created") << headers;
-		EXPECT_FALSE(out.warning.empty()) << headers;
-	}
+	QueueConfig q = Queue();
+	q.routing_keys = {"orders.refunded", "orders.cancelled"};
+	EXPECT_EQ(PrepareMessage(q, Message(R"({"x-pgmq-routing-key": "orders.cancelled"})")).routing_key,
+			  "orders.cancelled");
+	Outgoing out = PrepareMessage(q, Message(R"({"x-pgmq-routing-key": "payments"})"));
+	EXPECT_NE(out.refusal.find("\"payments\" is not among the queue's routing_keys"), std::string::npos);
+}
+
+TEST(RelayMessage, BadRoutingKeyHeaderIsRefused)
+{
 	std::string long_key(256, 'k');
-	Outgoing out = PrepareMessage(Queue(), Message("{\"x-pgmq-routing-key\": \"" + long_key + "\"}"));
-	EXPECT_EQ(out.routing_key, "orders.created");
+	for (std::string headers : {std::string(R"({"x-pgmq-routing-key": 5})"), std::string(R"({"x-pgmq-routing-key": ""})"),
+								"{\"x-pgmq-routing-key\": \"" + long_key + "\"}"}) {
+		Outgoing out = PrepareMessage(Queue(), Message(headers));
+		EXPECT_EQ(out.refusal, "x-pgmq-routing-key must be a string of 1 to 255 bytes") << headers;
+	}
+}
+
+TEST(RelayMessage, BrokerReservedHeadersAreRefused)
+{
+	for (const char *name : {"CC", "BCC", "cc", "Bcc", "x-delay", "x-death", "X-Match", "x-pgmq-other"})
+		EXPECT_TRUE(IsBrokerReservedHeader(name)) << name;
+	for (const char *name : {"n", "ccx", "xdelay", "trace-id", "x", ""})
+		EXPECT_FALSE(IsBrokerReservedHeader(name)) << name;
+	Outgoing out = PrepareMessage(Queue(), Message(R"({"n": 1, "CC": "anything"})"));
+	EXPECT_EQ(out.refusal, "header \"CC\" is reserved for the broker");
+	// The relay's own headers are replaced, not refused.
+	EXPECT_TRUE(PrepareMessage(Queue(), Message(R"({"x-pgmq-msg-id": 1})")).refusal.empty());
 }
 
 TEST(RelayMessage, HeadersForwardedByType)

@@ -26,6 +26,9 @@ TEST(RelayMetrics, PrometheusText)
 	EXPECT_NE(text.find("pgmq_relay_broker_up{queue=\"orders\"} 1\n"), std::string::npos);
 	EXPECT_NE(text.find("pgmq_relay_postgres_up{queue=\"orders\"} 0\n"), std::string::npos);
 	EXPECT_NE(text.find("pgmq_relay_queue_length{queue=\"orders\"} -1\n"), std::string::npos);
+	for (const char *family : {"pgmq_relay_refused_total", "pgmq_relay_dead_lettered_total",
+							   "pgmq_relay_timeouts_total", "pgmq_relay_broker_blocked"})
+		EXPECT_NE(text.find(std::string(family) + "{queue=\"orders\"} 0\n"), std::string::npos) << family;
 	// Every sample line belongs to a family announced by HELP and TYPE.
 	std::size_t help = 0, type = 0, samples = 0, start = 0;
 	while (start < text.size()) {
@@ -58,4 +61,9 @@ TEST(RelayMetrics, ReportLine)
 	after.returned = 0;
 	after.broker_up = true;
 	EXPECT_EQ(FormatReportLine(before, after), "queue orders: relayed 25 (+15), confirms pending 2, lag ?, length ?");
+	after.refused = 2;
+	after.timeouts = 1;
+	after.broker_blocked = true;
+	EXPECT_EQ(FormatReportLine(before, after), "queue orders: relayed 25 (+15), confirms pending 2, lag ?, length ?, "
+											   "refused +2, timeouts +1, broker blocked");
 }

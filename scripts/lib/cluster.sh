@@ -12,7 +12,7 @@ PGMQ_PACKAGES=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-$
 # pgmq-relay (CMake target) and its test's broker and consumer: host only. The
 # other majors' root filesystems run the server suites, not the relay's test
 # (test/run's HOST_ONLY_TESTS), and need not carry an Erlang runtime.
-[ -n "${PGMQ_IN_ROOTFS:-}" ] || PGMQ_PACKAGES+=(libpq-dev librabbitmq-dev rabbitmq-server python3-pika)
+[ -n "${PGMQ_IN_ROOTFS:-}" ] || PGMQ_PACKAGES+=(libpq-dev librabbitmq-dev libssl-dev libcpp-httplib-dev pkg-config rabbitmq-server python3-pika openssl)
 
 # Install only what is missing, so a prepared machine needs no network.
 ensure_packages() {

@@ -14,6 +14,12 @@ roll back, while the relay runs through fault rounds, each several times:
                (the batch in flight was finished, not abandoned).
 
 It ends with bench/relay.sh --smoke, so that the benchmark keeps working.
+Around the rounds: a configuration error is one line (file, key, what was
+expected; no usage text), a queue that does not exist ends the relay (exit 2,
+one line naming it) also under --drain, and every line of the relay's log is
+one event (libpq's multi-line errors folded). Hostile senders, TLS, alarms and
+/metrics clients are in relay_hostile.py; a RabbitMQ cluster in
+relay_cluster.py.
 
 Then it drains the queue and reads everything the broker holds with pika:
 every committed message arrived at least once, no rolled-back one ever, a
@@ -42,6 +48,7 @@ import psycopg
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "test", "lib"))
 from private_rabbitmq import Broker, free_port  # noqa: E402
+from relay_harness import stray_log_lines  # noqa: E402
 DB = "pgmq_it_relay"
 QUEUE = "relay_it"            # delete after confirm, exchange + routing key + header override
 ARCHIVE_QUEUE = "relay_it_arch"   # archive after confirm, default exchange
@@ -247,7 +254,7 @@ def main():
             "rabbitmq": {"url": f"amqp://guest:guest@127.0.0.1:{broker.port}/", "confirm_timeout_ms": 2000,
                          "heartbeat_s": 10, "connect_timeout_ms": 2000},
             "queues": [
-                {"name": QUEUE, "exchange": EXCHANGE, "routing_key": "orders"},
+                {"name": QUEUE, "exchange": EXCHANGE, "routing_key": "orders", "routing_key_header": True},
                 {"name": ARCHIVE_QUEUE, "after_confirm": "archive"},
                 {"name": UNROUTABLE_QUEUE, "exchange": EXCHANGE, "routing_key": "nobody-listens"},
             ],
@@ -266,6 +273,29 @@ def main():
         r = subprocess.run([binary, "--config", bad], capture_output=True, text=True)
         check("a bad configuration exits 2 and names the key", r.returncode == 2 and "after_confirm" in r.stderr,
               r.stderr.splitlines()[0] if r.stderr else r.returncode)
+        # A misspelt top-level key: one line naming the file and the key path,
+        # not the whole usage text.
+        with open(bad, "w") as f:
+            f.write('{"queues": ["x"], "batchsize": 5}')
+        r = subprocess.run([binary, "--config", bad], capture_output=True, text=True)
+        check("an unknown key is one line naming the file and the key", r.returncode == 2
+              and r.stderr.count("\n") == 1 and r.stderr.startswith(f"pgmq-relay: {bad}: batchsize: unknown key"),
+              repr(r.stderr[:300]))
+
+        # A queue that does not exist: no retry mends it. The relay exits 2
+        # with one line naming it, also under --drain (which otherwise waits
+        # for the queue to be read empty).
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run([binary, "--postgres", f"dbname={DB}", "--amqp-url",
+                                f"amqp://guest:guest@127.0.0.1:{broker.port}/", "--queue", "relay_it_typo", "--drain",
+                                "--poll", "1", "--report-interval", "0"], capture_output=True, text=True, timeout=20)
+            errors = [line for line in r.stderr.splitlines() if " ERROR " in line]
+            check("a missing queue exits 2 at once with one line naming it", r.returncode == 2 and len(errors) == 1
+                  and "relay_it_typo" in errors[0] and "does not exist" in errors[0],
+                  f"exit {r.returncode} after {time.monotonic() - t0:.1f} s: {errors}")
+        except subprocess.TimeoutExpired:
+            check("a missing queue exits 2 at once with one line naming it", False, "still running after 20 s")
 
         sql("SELECT pgmq.send(%s, '{\"lost\": 1}')", (UNROUTABLE_QUEUE,))
         archived_ids = [r[0] for r in sql("SELECT pgmq.send(%s, jsonb_build_object('a', g)) FROM generate_series(1, 20) g",
@@ -380,6 +410,9 @@ def main():
             returns = f.read().count(f"queue {UNROUTABLE_QUEUE}: 1 message(s) unroutable")
         check("an unroutable message is returned, never confirmed: still in its queue", len(lost) == 1
               and lost[0][0] >= 2 and returns >= 2, f"read {lost[0][0] if lost else 0} times, {returns} returns logged")
+
+        stray = stray_log_lines(relay.tail(10 ** 9))
+        check("every log line is one event (multi-line errors folded)", not stray, stray[:3])
 
         # bench/relay.sh in miniature, so that the benchmark cannot rot.
         r = subprocess.run([os.path.join(REPO, "bench", "relay.sh"), "--smoke"], capture_output=True, text=True,

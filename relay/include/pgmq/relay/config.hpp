@@ -1,8 +1,8 @@
 // relay/include/pgmq/relay/config.hpp
 // The relay's configuration: one JSON file (nlohmann/json), then command-line
 // flags on top. Pure: no libpq, no rabbitmq-c, so every rule is unit-tested.
-// Every error is a ConfigError whose message names the file position (a JSON
-// path such as queues[1].after_confirm) and what was expected.
+// Every error is a ConfigError: one line naming the file, the key path (such
+// as queues[1].after_confirm) and what was expected.
 #pragma once
 
 #include <cstdint>
@@ -27,18 +27,42 @@ struct QueueConfig {
 	std::string routing_key;  // default: the queue's name
 	AfterConfirm after_confirm = AfterConfirm::Delete;
 	// Whether a message's "x-pgmq-routing-key" header may replace routing_key
-	// (within the same exchange: a producer never picks the exchange).
-	bool routing_key_header = true;
+	// (within the same exchange: a producer never picks the exchange). Off by
+	// default: a sender must not choose the broker route unless configured.
+	bool routing_key_header = false;
+	// The keys a message may choose; empty = any (refused with the default
+	// exchange, where a key names a broker queue).
+	std::vector<std::string> routing_keys;
+	// The pgmq queue that receives the messages the broker (or the relay's
+	// header rules) refuse; "" = leave them in the queue.
+	std::string dead_letter_queue;
+};
+
+// One broker node; a cluster is several, tried in turn.
+struct BrokerAddress {
+	std::string host = "127.0.0.1";
+	int port = 5672;
+	bool operator==(const BrokerAddress &other) const { return host == other.host && port == other.port; }
+};
+
+// amqps: the broker's certificate is verified against ca_file (or the
+// system's CAs) and must name the host; a client certificate is optional.
+struct TlsConfig {
+	bool enabled = false;
+	std::string ca_file;
+	std::string cert_file;
+	std::string key_file;
 };
 
 struct BrokerConfig {
-	std::string host = "127.0.0.1";
-	int port = 5672;
+	std::vector<BrokerAddress> addresses{BrokerAddress{}};
+	TlsConfig tls;
 	std::string vhost = "/";
 	std::string user = "guest";
 	std::string password = "guest";
+	std::string password_file;       // read at startup; wins over the URL's password
 	int heartbeat_s = 30;            // 0 disables AMQP heartbeats
-	int confirm_timeout_ms = 10000;  // then the connection is taken as lost
+	int confirm_timeout_ms = 10000;  // publish + confirm of a batch; then the connection is taken as lost
 	int connect_timeout_ms = 5000;
 };
 
@@ -47,11 +71,15 @@ struct Config {
 	BrokerConfig broker;
 	std::vector<QueueConfig> queues;
 	int batch_size = 100;
+	// A batch also stops at this many bytes of message bodies and headers
+	// (at least one message is always taken), so memory stays bounded.
+	std::int64_t batch_max_bytes = 8 * 1024 * 1024;
 	int visibility_timeout_s = 30;  // must cover publish + confirm + delete
 	int poll_s = 5;                 // read_with_poll's max_poll_seconds
 	int poll_interval_ms = 100;     // its fallback interval when pgmq is not preloaded
 	int report_interval_s = 10;     // the periodic log line; 0 = none
 	std::string metrics_listen;     // "host:port" of the /metrics endpoint; "" = off
+	std::string dead_letter_queue;  // for the queues that name none of their own
 	int backoff_initial_ms = 200;
 	int backoff_max_ms = 10000;
 	bool drain = false;  // exit 0 once every queue was read empty (benchmarks, one-shot jobs)
@@ -63,10 +91,6 @@ Config ParseConfig(std::string_view json_text, const std::string &source);
 
 // Reads and parses a file. Throws ConfigError when it cannot be read.
 Config LoadConfigFile(const std::string &path);
-
-// amqp://user:password@host:port/vhost (percent-decoded; "/" when the path is
-// empty, as RabbitMQ's URI spec says "%2F"). Overwrites the fields it names.
-void ApplyAmqpUrl(std::string_view url, BrokerConfig &broker);
 
 // The command line: --config FILE and the flags that override it.
 struct CommandLine {
@@ -82,11 +106,15 @@ CommandLine ParseCommandLine(int argc, const char *const *argv);
 void ApplyOverrides(const CommandLine &line, Config &config);
 
 // The checks that need the whole configuration (at least one queue, vt longer
-// than the confirm timeout, no queue twice). Throws ConfigError.
+// than the confirm timeout, no queue twice, no sender-chosen broker queue).
+// Throws ConfigError.
 void Validate(const Config &config);
 
-// The usage text printed by --help and after a command-line error.
+// The usage text printed by --help.
 std::string Usage();
+
+// The dead-letter queue of queue: its own, else the configuration's; "" = none.
+const std::string &DeadLetterQueueOf(const Config &config, const QueueConfig &queue);
 
 // host:port of metrics_listen; throws ConfigError when malformed.
 std::pair<std::string, int> SplitListenAddress(std::string_view listen);

@@ -32,8 +32,10 @@ struct AmqpHeader {
 struct Outgoing {
 	std::string message_id;
 	std::string routing_key;
+	bool chose_routing_key = false;  // the message's x-pgmq-routing-key was used
 	std::vector<AmqpHeader> headers;
 	std::string warning;  // set when a header was ignored (logged, message still sent)
+	std::string refusal;  // set when the message must not be published: why
 };
 
 // The header a producer sets to choose the routing key of one message.
@@ -44,10 +46,18 @@ constexpr std::string_view kRoutingKeyHeader = "x-pgmq-routing-key";
 // make (a message confirmed, then not deleted because the relay died).
 std::string MessageId(std::string_view queue, std::int64_t msg_id);
 
+// Header names the broker or its plugins act on: CC and BCC (extra routing
+// keys) and every name starting with "x-" (x-delay, x-death, ...), in any
+// case. A producer's message carrying one is refused, not published.
+bool IsBrokerReservedHeader(std::string_view name);
+
 // The message-id, routing key and headers for one message of queue. The
 // producer's top-level headers are forwarded (objects and arrays as JSON
 // text, nulls dropped); x-pgmq-queue, x-pgmq-msg-id and x-pgmq-read-ct are
-// the relay's own and cannot be forged by a producer.
+// the relay's own and cannot be forged by a producer. refusal is set (and
+// nothing should be published) for a broker-reserved header, and for an
+// x-pgmq-routing-key the queue does not allow: not enabled, not a string of
+// 1 to 255 bytes, or not among the queue's routing_keys.
 Outgoing PrepareMessage(const QueueConfig &queue, const QueueMessage &message);
 
 }  // namespace pgmq::relay

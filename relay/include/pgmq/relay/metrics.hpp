@@ -21,6 +21,9 @@ struct QueueSnapshot {
 	std::uint64_t returned = 0;     // unroutable (basic.return): left in the queue
 	std::uint64_t nacked = 0;       // basic.nack: left in the queue
 	std::uint64_t unconfirmed = 0;  // no answer (timeout, lost connection): left in the queue
+	std::uint64_t refused = 0;        // refused by the broker or the header rules
+	std::uint64_t dead_lettered = 0;  // refused and moved to the dead-letter queue
+	std::uint64_t timeouts = 0;       // batches whose publish or confirms outlasted the confirm timeout
 	std::uint64_t postgres_connects = 0;
 	std::uint64_t broker_connects = 0;
 	std::int64_t confirms_pending = 0;  // published, not yet answered
@@ -28,15 +31,16 @@ struct QueueSnapshot {
 	std::int64_t queue_length = -1;     // -1 unknown
 	bool postgres_up = false;
 	bool broker_up = false;
+	bool broker_blocked = false;  // the broker said connection.blocked (an alarm)
 };
 
 class QueueCounters {
   public:
 	explicit QueueCounters(std::string queue) : queue_(std::move(queue)) {}
 	std::atomic<std::uint64_t> read{0}, published{0}, confirmed{0}, relayed{0}, returned{0}, nacked{0}, unconfirmed{0},
-		postgres_connects{0}, broker_connects{0};
+		refused{0}, dead_lettered{0}, timeouts{0}, postgres_connects{0}, broker_connects{0};
 	std::atomic<std::int64_t> confirms_pending{0}, lag_seconds{-1}, queue_length{-1};
-	std::atomic<bool> postgres_up{false}, broker_up{false};
+	std::atomic<bool> postgres_up{false}, broker_up{false}, broker_blocked{false};
 
 	QueueSnapshot Snapshot() const;
 	const std::string &queue() const { return queue_; }
