@@ -95,6 +95,7 @@ as_postgres "$PG_BIN_SANITIZE/initdb" --auth=trust -U postgres --encoding=UTF8 -
 cat >>"$cluster/data/postgresql.conf" <<EOF
 
 include '$repo/docker/postgresql.conf'
+include '$repo/test/lib/test-cluster.conf'
 listen_addresses = ''
 port = $port
 unix_socket_directories = '$cluster/socket'

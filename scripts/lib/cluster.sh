@@ -59,11 +59,7 @@ start_cluster() {
     cat >>"$data/postgresql.conf" <<EOF || return 1
 
 include '$PGMQ_REPO/docker/postgresql.conf'
-# Room for pgmq's and pg_partman's workers next to parallel query: pg_partman's
-# master exits for 10 minutes when it cannot start a worker.
-max_worker_processes = 16
-# Prepared transactions, for the tests of what they hold back (the queue head).
-max_prepared_transactions = 10
+include '$PGMQ_REPO/test/lib/test-cluster.conf'
 listen_addresses = ''
 port = $port
 unix_socket_directories = '$sock'
