@@ -583,6 +583,9 @@ def setup_primary(root):
             SELECT pgmq.create('retained');
             SELECT pgmq.set_retention('retained', interval '2 seconds');
             SELECT pgmq.create('polled');
+            SELECT pgmq.bind_topic('events.#', 'polled');
+            SELECT pgmq.create_unlogged('scratch');
+            SELECT pgmq.send_batch('scratch', ARRAY['{}', '{}']::jsonb[]);
         """)
     return primary, archive
 
@@ -692,11 +695,14 @@ def check_standby(primary, standby, log_start):
         conn.execute("COMMIT")
         check("standby: metrics('plain') answers, queue_length as the table says", row[0] == plain_rows,
               f"queue_length {row[0]}, rows {plain_rows}, total_messages {row[1]}")
+        notices = []
+        conn.add_notice_handler(lambda notice: notices.append(notice.message_primary))
         names = sorted(r[0] for r in conn.execute("SELECT queue_name FROM pgmq.metrics_all()"))
-        check("standby: metrics_all() answers for every queue",
-              names == ["dl_dead", "dl_src", "parted", "plain", "polled", "retained"], str(names))
+        check("standby: metrics_all() answers for every logged queue, skipping the unlogged one with a NOTICE",
+              names == ["dl_dead", "dl_src", "parted", "plain", "polled", "retained"] and
+              any('"scratch"' in n for n in notices), f"{names}, notices {notices}")
         names = sorted(r[0] for r in conn.execute("SELECT queue_name FROM pgmq.list_queues()"))
-        check("standby: list_queues() answers", len(names) == 6, str(names))
+        check("standby: list_queues() answers", len(names) == 7, str(names))
         status = conn.execute("SELECT parent_table, runway_messages FROM pgmq.partition_status('parted') "
                               "ORDER BY 1").fetchall()
         check("standby: partition_status('parted') answers", [s[0] for s in status] == ["pgmq.a_parted",
@@ -704,6 +710,13 @@ def check_standby(primary, standby, log_start):
               str(status))
         policies = conn.execute("SELECT queue_name, dead_letter_queue, max_deliveries, retention_max_age "
                                 "FROM pgmq.list_policies() ORDER BY 1").fetchall()
+        # The throttle table is unlogged, as upstream's: not on a standby.
+        try:
+            conn.execute("SELECT * FROM pgmq.list_notify_insert_throttles()")
+            check("standby: list_notify_insert_throttles() fails (its table is unlogged)", False, "it answered")
+        except psycopg.Error as error:
+            check("standby: list_notify_insert_throttles() fails with 0A000 (its table is unlogged)",
+                  error.sqlstate == "0A000", f"{error.sqlstate}: {error}")
         check("standby: list_policies() answers", [p[:3] for p in policies] == [("dl_src", "dl_dead", 2),
                                                                                 ("retained", None, None)],
               str(policies))
@@ -716,6 +729,18 @@ def check_standby(primary, standby, log_start):
             ("delete", "SELECT pgmq.delete('plain', 1::bigint)"),
             ("archive", "SELECT pgmq.archive('plain', 1::bigint)"),
             ("read on the dead-letter queue's source", "SELECT * FROM pgmq.read('dl_src', 30, 1)"),
+            ("set_vt", "SELECT * FROM pgmq.set_vt('plain', 1::bigint, 30)"),
+            ("read_grouped", "SELECT * FROM pgmq.read_grouped('plain', 30, 1)"),
+            ("send_topic to a bound queue", "SELECT pgmq.send_topic('events.new', '{}')"),
+            ("create", "SELECT pgmq.create('on_standby')"),
+            ("drop_queue", "SELECT pgmq.drop_queue('polled')"),
+            ("set_retention", "SELECT pgmq.set_retention('plain', interval '1 day')"),
+            ("purge_queue", "SELECT pgmq.purge_queue('plain')"),
+            # An unlogged queue's table is not on the standby at all.
+            ("send to an unlogged queue", "SELECT pgmq.send('scratch', '{}')"),
+            ("read of an unlogged queue", "SELECT * FROM pgmq.read('scratch', 30, 1)"),
+            ("pop of an unlogged queue", "SELECT * FROM pgmq.pop('scratch')"),
+            ("delete in an unlogged queue", "SELECT pgmq.delete('scratch', 1::bigint)"),
         ]:
             expect_25006(conn, what, sql)
     check("standby: still the same server (no backend crashed)", standby.postmaster_pid() == standby_pid and
@@ -811,6 +836,11 @@ def check_new_primary(world, server):
         check("a send continues above every id handed out before", new_id > highest,
               f"new id {new_id}, highest before {highest}")
         conn.execute("SELECT pgmq.delete('plain', %s::bigint)", (new_id,))
+        # Unlogged tables are not replicated: the new primary has the queue, empty.
+        left = conn.execute("SELECT count(*) FROM pgmq.q_scratch").fetchone()[0]
+        sent = conn.execute("SELECT count(*) FROM pgmq.send_batch('scratch', ARRAY['{}']::jsonb[])").fetchone()[0]
+        check("new primary: the unlogged queue is there, empty, and takes sends", left == 0 and sent == 1,
+              f"{left} messages left, {sent} sent")
     titles = server.process_titles()
     check("new primary: pgmq's maintenance launcher started", any("pgmq maintenance launcher" in t for t in titles),
           "; ".join(titles))
