@@ -889,6 +889,14 @@ def check_new_primary(world, server):
         check("new primary: LISTEN gets the insert notification", received[:1] == ["pgmq.q_plain.INSERT"],
               str(received))
         sender.execute("DELETE FROM pgmq.q_plain WHERE message->>'k' = 'notify-check'")
+        # The throttle table is unlogged: its rows (the intervals) did not
+        # reach the standby, so the new primary notifies unthrottled until
+        # enable_notify_insert is called again (docs/operations.md).
+        lost = sender.execute("SELECT count(*) FROM pgmq.list_notify_insert_throttles()").fetchone()[0]
+        sender.execute("SELECT pgmq.enable_notify_insert('plain', 100)")
+        back = sender.execute("SELECT throttle_interval_ms FROM pgmq.list_notify_insert_throttles()").fetchall()
+        check("new primary: the throttle's interval is gone until enable_notify_insert sets it again",
+              lost == 0 and back == [(100,)], f"{lost} rows after the failover, {back} after enable_notify_insert")
 
 
 def check_maintenance(server):
