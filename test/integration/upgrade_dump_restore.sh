@@ -102,9 +102,7 @@ if [ "${1:-}" = --in-root ]; then
   # dump made with pg_partman 4 stops at them.
   createdb plain_restore
   if pg_restore --exit-on-error -d plain_restore app.dump 2>plain_restore.log; then
-    [ "$(q postgres "SELECT split_part(default_version, '.', 1) FROM pg_available_extensions WHERE name = 'pg_partman'")" -ge 5 ] ||
-      fail "a plain pg_restore was expected to fail"
-    fail "a plain pg_restore of pg_partman 4's configuration into pg_partman 5 succeeded: docs/operations.md needs updating"
+    fail "a plain pg_restore of pg_partman 4's configuration succeeded: docs/operations.md needs updating"
   fi
   say "ok: a plain pg_restore stops at pg_partman 4's configuration: $(grep -m1 -o 'ERROR: .*' plain_restore.log)"
   dropdb plain_restore
@@ -122,7 +120,6 @@ if [ "${1:-}" = --in-root ]; then
   say "    binding, throttle, index, trigger, partition and pg_partman configuration row"
 
   for name in $QUEUES; do
-    table=$(q app "SELECT lower('$name')")
     last=$(grep "^sequence $name|" before.txt | cut -d'|' -f2)
     check app "a send to $name continues its sequence after $last" "
       SELECT pgmq.send('$name', '{\"after\": \"upgrade\"}') = $last + 1"
