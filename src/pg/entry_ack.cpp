@@ -7,6 +7,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/standby.hpp"
 
 using namespace pgmq;
 using namespace pgmq::pg;
@@ -26,6 +27,7 @@ uint64 RunById(FunctionCallInfo fcinfo, const QueueRef &queue, core::Statement s
 Datum ActOnOne(FunctionCallInfo fcinfo, core::Statement statement)
 {
 	QueueRef queue;
+	RefuseDuringRecovery(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	SpiConnect();
 	const bool found = RunById(fcinfo, queue, statement, 0) > 0;
@@ -37,6 +39,7 @@ Datum ActOnOne(FunctionCallInfo fcinfo, core::Statement statement)
 Datum ActOnMany(FunctionCallInfo fcinfo, core::Statement statement)
 {
 	QueueRef queue;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	SpiConnect();
@@ -52,6 +55,7 @@ Datum ActOnMany(FunctionCallInfo fcinfo, core::Statement statement)
 Datum SetVt(FunctionCallInfo fcinfo, core::Statement statement, bool vt_is_seconds)
 {
 	QueueRef queue;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	RequireArgument(fcinfo, 2, "vt");

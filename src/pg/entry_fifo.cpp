@@ -13,6 +13,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/registered_queues.hpp"
+#include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
@@ -95,6 +96,7 @@ void DecodeGroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements,
 Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
 {
 	ClaimRequest request;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	DecodeGroupRead(fcinfo, statements, &request);
 	Claim(fcinfo, request);
@@ -107,6 +109,7 @@ Datum GroupRead(FunctionCallInfo fcinfo, const GroupStatements &statements)
 Datum GroupReadWithPoll(FunctionCallInfo fcinfo, const GroupStatements &statements)
 {
 	ClaimRequest request;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	DecodeGroupRead(fcinfo, statements, &request);
 	DecodePollSchedule(fcinfo, 3, 4, &request);

@@ -15,7 +15,9 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class_d.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -101,14 +103,22 @@ PGMQ_FUNCTION(pgmq_metrics)
 // pgmq.meta. In C, calling the implementation directly: SQL calling
 // pgmq.metrics(queue_name) would run whatever exact-match overload a role
 // with CREATE on schema pgmq added, as the (monitoring) caller. A meta row
-// that is not a usable queue is skipped with a WARNING.
+// that is not a usable queue is skipped with a WARNING. On a hot standby an
+// unlogged queue is skipped with a NOTICE: the standby has no copy of its
+// table, and reading it would fail the whole call (0A000).
 PGMQ_FUNCTION(pgmq_metrics_all)
 {
 	BeginRowsResult(fcinfo);
 	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	RegisteredQueue *queues;
 	const int count = ReadRegisteredQueues(&queues);
+	const bool standby = RecoveryInProgress();
 	for (int i = 0; i < count; i++) {
+		if (standby && get_rel_persistence(queues[i].queue.queue_relid) == RELPERSISTENCE_UNLOGGED) {
+			ereport(NOTICE, (errmsg("skipping unlogged queue \"%.*s\": a standby has no copy of its messages",
+			                        queues[i].queue.name_len, queues[i].queue.name)));
+			continue;
+		}
 		HeapTuple tuple = QueueMetricsTuple(queues[i].queue, PointerGetDatum(queues[i].name), rsinfo->setDesc);
 		tuplestore_puttuple(rsinfo->setResult, tuple);
 		heap_freetuple(tuple);

@@ -10,6 +10,7 @@
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/standby.hpp"
 
 using namespace pgmq;
 using namespace pgmq::pg;
@@ -38,6 +39,7 @@ void DecodeRead(FunctionCallInfo fcinfo, int conditional_argno, ClaimRequest *re
 PGMQ_FUNCTION(pgmq_read)
 {
 	ClaimRequest request;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	DecodeRead(fcinfo, 3, &request);
 	Claim(fcinfo, request);
@@ -52,6 +54,7 @@ PGMQ_FUNCTION(pgmq_read)
 PGMQ_FUNCTION(pgmq_read_with_poll)
 {
 	ClaimRequest request;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	DecodeRead(fcinfo, 5, &request);
 	DecodePollSchedule(fcinfo, 3, 4, &request);
@@ -64,6 +67,7 @@ PGMQ_FUNCTION(pgmq_read_with_poll)
 PGMQ_FUNCTION(pgmq_pop)
 {
 	QueueRef queue;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	RequireArgument(fcinfo, 1, "qty");

@@ -10,6 +10,7 @@
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/stream_result.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
@@ -22,6 +23,7 @@ namespace {
 Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 {
 	QueueRef queue;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	const bool headers_null = args.headers < 0 || PG_ARGISNULL(args.headers);
@@ -54,6 +56,7 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 {
 	QueueRef queue;
+	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	ArrayType *msgs = ArrayArgument(fcinfo, 1);
