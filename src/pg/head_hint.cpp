@@ -11,7 +11,9 @@
 // of msg_id) or with an id taken after the queue's identity was set back
 // (TRUNCATE ... RESTART IDENTITY, setval); such a row stays below the head
 // at most until the first rescan that starts after its commit, and rescans
-// start at most one pgmq.queue_head_rescan_interval apart while reads come.
+// start at most one pgmq.queue_head_rescan_interval apart while reads come
+// (or 20 times the last rescan's duration, when deleted rows that vacuum
+// has not removed make a rescan take longer than a twentieth of that).
 //
 // Why it holds:
 // - Lowering the head is always safe (any value below a lower bound is one):
@@ -85,6 +87,7 @@ struct QueueHeadEntry {
 	pg_atomic_uint32 refreshing;
 	pg_atomic_uint64 last_refresh;  // TimestampTz bits; 0: never
 	pg_atomic_uint64 last_rescan;
+	pg_atomic_uint64 rescan_cost;  // microseconds the last rescan's statement took
 	pg_atomic_uint64 last_used;
 };
 
@@ -222,6 +225,7 @@ void AddEntry(uint64 key, TimestampTz now)
 		pg_atomic_init_u32(&entry->refreshing, 0);
 		pg_atomic_init_u64(&entry->last_refresh, 0);
 		pg_atomic_init_u64(&entry->last_rescan, 0);
+		pg_atomic_init_u64(&entry->rescan_cost, 0);
 		pg_atomic_init_u64(&entry->last_used, static_cast<uint64>(now));
 	}
 	LWLockRelease(entries_lock);
@@ -352,6 +356,22 @@ bool Due(uint64 last, int interval_ms, TimestampTz now)
 	return last == 0 || now - static_cast<TimestampTz>(last) >= interval_ms * int64{1000};
 }
 
+// A rescan walks every deleted row vacuum has not removed yet (a consumed
+// backlog, a held snapshot): it waits at least this many times its last
+// duration, so that rescans take at most 5% of one backend's time. An
+// interval of 0 asks for a rescan at every read, whatever it costs.
+constexpr int64 kRescanCostFactor = 20;
+
+bool RescanDue(QueueHeadEntry *entry, TimestampTz now)
+{
+	if (rescan_interval_ms == 0)
+		return true;
+	const uint64 last = pg_atomic_read_u64(&entry->last_rescan);
+	const int64 wait_us = Max(rescan_interval_ms * int64{1000},
+	                          kRescanCostFactor * static_cast<int64>(pg_atomic_read_u64(&entry->rescan_cost)));
+	return last == 0 || now - static_cast<TimestampTz>(last) >= wait_us;
+}
+
 // Whether this backend may keep a head for queue and move it: a table (not
 // a view or anything else that runs code), readable by the current user, and
 // without row security that would hide rows from it. Syscache lookups only.
@@ -375,7 +395,10 @@ int64 Refresh(const QueueRef &queue, QueueHeadEntry *entry, bool rescan)
 
 	Datum start = Int64GetDatum(rescan ? kUnknown : from);
 	const char nulls[1] = {' '};
+	const TimestampTz started = GetCurrentTimestamp();
 	ExecutePlan(PlanFor(queue, core::Statement::LiveHead), &start, nulls);
+	if (rescan)
+		pg_atomic_write_u64(&entry->rescan_cost, static_cast<uint64>(GetCurrentTimestamp() - started));
 	RequireColumnType(SPI_tuptable->tupdesc, 1, INT8OID, queue.queue_table);
 	bool lowest_null, prepared_null;
 	const Datum lowest_datum = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &lowest_null);
@@ -443,8 +466,7 @@ int64 ScanStart(const QueueRef &queue, TimestampTz now)
 		// Written at most once a second: a shared cache line many readers touch.
 		if (static_cast<uint64>(now) > pg_atomic_read_u64(&entry->last_used) + USECS_PER_SEC)
 			pg_atomic_write_u64(&entry->last_used, static_cast<uint64>(now));
-		due = Due(pg_atomic_read_u64(&entry->last_refresh), refresh_interval_ms, now) ||
-		      Due(pg_atomic_read_u64(&entry->last_rescan), rescan_interval_ms, now);
+		due = Due(pg_atomic_read_u64(&entry->last_refresh), refresh_interval_ms, now) || RescanDue(entry, now);
 	}
 	LWLockRelease(entries_lock);
 	if (!entry) {
@@ -465,7 +487,7 @@ int64 ScanStart(const QueueRef &queue, TimestampTz now)
 	entry = FindEntry(key);
 	uint32 idle = 0;
 	if (entry) {
-		rescan = Due(pg_atomic_read_u64(&entry->last_rescan), rescan_interval_ms, now);
+		rescan = RescanDue(entry, now);
 		if ((rescan || Due(pg_atomic_read_u64(&entry->last_refresh), refresh_interval_ms, now)) &&
 		    pg_atomic_compare_exchange_u32(&entry->refreshing, &idle, 1)) {
 			refreshing_entry = entry;
