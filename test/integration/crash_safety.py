@@ -34,7 +34,6 @@ intact; a send continues above the old ids and can be archived.
 Runs as root (the server then runs as the postgres OS user) or as postgres.
 Exit 0 when every check held.
 """
-import ctypes
 import os
 import pwd
 import random
@@ -47,6 +46,9 @@ import threading
 import time
 
 import psycopg
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from orphans import become_subreaper, children_of, reap_children  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PG_BIN = os.environ.get("PGMQ_PG_BIN", "/usr/lib/postgresql/%s/bin" % os.environ.get("PG_MAJOR", "15"))
@@ -134,41 +136,6 @@ class Cluster:
 
     def remove(self):
         shutil.rmtree(self.base, ignore_errors=True)
-
-
-def become_subreaper():
-    """Orphaned server processes are reparented to this process (Linux), so
-    it can reap them after a kill whatever the container's init does."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
-
-
-def reap_children():
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-def children_of(pid):
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as f:
-                fields = f.read().rsplit(") ", 1)[1].split()
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
 
 
 # --- what the clients know -------------------------------------------------------

@@ -47,7 +47,6 @@ primary's port, the standby and the restored copy use the next two;
 PGMQ_FAILOVER_SECONDS (default 10) is the load before the kill;
 PGMQ_FAILOVER_KEEP=1 keeps the clusters' directory for a post-mortem.
 """
-import ctypes
 import json
 import os
 import pwd
@@ -62,6 +61,9 @@ import threading
 import time
 
 import psycopg
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from orphans import become_subreaper, children_of, reap_children  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BASE_PORT = int(os.environ.get("PGMQ_FAILOVER_PORT", "5635"))
@@ -203,41 +205,6 @@ class Cluster:
                 return "".join(f.readlines()[-lines:])
         except OSError:
             return ""
-
-
-def become_subreaper():
-    """Server processes orphaned by the kill are reparented to this process,
-    which reaps them, so none lingers as a zombie."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
-
-
-def reap_children():
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-def children_of(pid):
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(") ", 1)[1].split()
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-        except (OSError, IndexError, ValueError):
-            continue
-    return found
 
 
 # --- what the clients were told ---------------------------------------------------------
