@@ -25,25 +25,8 @@ drop_databases() {
 }
 trap 'drop_databases; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
-say() { printf '[dump_restore] %s\n' "$*"; }
-fail() {
-  say "FAIL: $*"
-  exit 1
-}
-# q DB SQL...: runs SQL in DB, unaligned, tuples only, stopping at the first error.
-q() {
-  local db=$1
-  shift
-  psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$*"
-}
-# check DB DESCRIPTION SQL: the query must return t.
-check() {
-  local db=$1 what=$2 got
-  shift 2
-  got=$(q "$db" "$*") || fail "$what: query failed"
-  [ "$got" = t ] || fail "$what (got '$got')"
-  say "ok: $what"
-}
+TEST_TAG=dump_restore
+. "$(dirname "$0")/../lib/sql_checks.sh"
 
 drop_databases
 for db in "$SRC" "$DST"; do

@@ -29,25 +29,8 @@
 # test/run runs it with PGHOST/PGPORT/PGUSER set; exit 0 is a pass.
 set -euo pipefail
 
-say() { printf '[upgrade_dump_restore] %s\n' "$*"; }
-fail() {
-  say "FAIL: $*"
-  exit 1
-}
-# q DB SQL...: runs SQL in DB, unaligned, tuples only, stopping at the first error.
-q() {
-  local db=$1
-  shift
-  psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" -c "$*"
-}
-# check DB DESCRIPTION SQL: the query must return t.
-check() {
-  local db=$1 what=$2 got
-  shift 2
-  got=$(q "$db" "$*") || fail "$what: query failed"
-  [ "$got" = t ] || fail "$what (got '$got')"
-  say "ok: $what"
-}
+TEST_TAG=upgrade_dump_restore
+. "$(dirname "$0")/../lib/sql_checks.sh"
 
 QUEUES="up_plain up_unlogged Up_Mixed up_dead up_part up_time"
 # pg_partman 5's part_config columns that pg_partman 4 also has; 'native'
