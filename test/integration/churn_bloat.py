@@ -33,6 +33,8 @@ import psycopg
 
 QUEUE = "churn"
 RUN_SECONDS = float(os.environ.get("PGMQ_CHURN_SECONDS", "150"))
+# Two autovacuum visits (naptime 60 s) must fall inside the run, see below.
+MIN_RUN_SECONDS = 130
 SAMPLE_SECONDS = 10.0
 BACKLOG = 3000          # consumers read only while more messages than this wait
 # Messages per second, both producers together. A fixed rate, not as fast as
@@ -154,6 +156,10 @@ def print_table(samples):
 
 
 def main():
+    if RUN_SECONDS < MIN_RUN_SECONDS:
+        print("churn_bloat: PGMQ_CHURN_SECONDS=%g is too short to judge autovacuum "
+              "(at least %d s)" % (RUN_SECONDS, MIN_RUN_SECONDS))
+        return 1
     dbname = "pgmq_churn_%d" % os.getpid()
     admin = psycopg.connect(dbname="postgres", autocommit=True)
     admin.execute('CREATE DATABASE "%s"' % dbname)
