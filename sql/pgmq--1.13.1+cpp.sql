@@ -58,7 +58,9 @@ CREATE TYPE pgmq.queue_record AS (
     queue_name VARCHAR,
     is_partitioned BOOLEAN,
     is_unlogged BOOLEAN,
-    created_at TIMESTAMP WITH TIME ZONE
+    created_at TIMESTAMP WITH TIME ZONE,
+    -- Not in upstream; last, so clients that read columns by position work.
+    paused BOOLEAN
 );
 
 CREATE TYPE pgmq.metrics_result AS (
@@ -69,7 +71,8 @@ CREATE TYPE pgmq.metrics_result AS (
     total_messages bigint,
     scrape_time timestamp with time zone,
     queue_visible_length bigint,
-    default_partition_length bigint
+    default_partition_length bigint,
+    paused boolean  -- not in upstream (pgmq.pause)
 );
 
 -------------------------------------------------------------------------------
@@ -105,9 +108,16 @@ CREATE FUNCTION pgmq.format_table_name(queue_name TEXT, prefix TEXT) RETURNS TEX
 CREATE FUNCTION pgmq.acquire_queue_lock(queue_name TEXT) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_acquire_queue_lock' LANGUAGE C;
 
+-- paused: the queue's policy row, written for its current table, has paused_at.
 CREATE FUNCTION pgmq.list_queues() RETURNS SETOF pgmq.queue_record
     LANGUAGE sql AS $$
-    SELECT queue_name, is_partitioned, is_unlogged, created_at FROM pgmq.meta
+    SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at,
+           EXISTS (SELECT FROM pgmq.policies AS p
+                     JOIN pg_catalog.pg_class AS c ON c.oid OPERATOR(pg_catalog.=) p.queue_relid
+                    WHERE p.queue_name OPERATOR(pg_catalog.=) m.queue_name AND p.paused_at IS NOT NULL
+                      AND c.relname OPERATOR(pg_catalog.=) ('q_' OPERATOR(pg_catalog.||)
+                          pg_catalog.lower(m.queue_name::pg_catalog.text COLLATE pg_catalog."C"))::pg_catalog.name)
+      FROM pgmq.meta AS m
 $$;
 
 -------------------------------------------------------------------------------
@@ -180,6 +190,14 @@ CREATE FUNCTION pgmq.archive(queue_name TEXT, msg_id BIGINT) RETURNS BOOLEAN
 CREATE FUNCTION pgmq.archive(queue_name TEXT, msg_ids BIGINT[]) RETURNS SETOF BIGINT
     AS 'MODULE_PATHNAME', 'pgmq_archive_batch' LANGUAGE C;
 
+-- Not in upstream (docs/api.md): messages back from the archive, visible
+-- now, with their ids; and messages to another queue, with new ids there.
+CREATE FUNCTION pgmq.unarchive(queue_name TEXT, msg_ids BIGINT[]) RETURNS SETOF BIGINT
+    AS 'MODULE_PATHNAME', 'pgmq_unarchive' LANGUAGE C;
+
+CREATE FUNCTION pgmq.move(source TEXT, target TEXT, msg_ids BIGINT[]) RETURNS SETOF BIGINT
+    AS 'MODULE_PATHNAME', 'pgmq_move' LANGUAGE C;
+
 CREATE FUNCTION pgmq.set_vt(queue_name TEXT, msg_id BIGINT, vt INTEGER) RETURNS SETOF pgmq.message_record
     AS 'MODULE_PATHNAME', 'pgmq_set_vt' LANGUAGE C;
 
@@ -195,6 +213,12 @@ CREATE FUNCTION pgmq.set_vt(queue_name TEXT, msg_ids BIGINT[], vt TIMESTAMP WITH
 -------------------------------------------------------------------------------
 -- Monitoring
 -------------------------------------------------------------------------------
+-- Not in upstream: messages in msg_id order, visible or not, neither leased
+-- nor counted as read; SELECT only, and it answers on a hot standby.
+CREATE FUNCTION pgmq.peek(queue_name TEXT, qty INTEGER DEFAULT 10, after_msg_id BIGINT DEFAULT 0)
+    RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_peek' LANGUAGE C;
+
 CREATE FUNCTION pgmq.metrics(queue_name TEXT) RETURNS pgmq.metrics_result
     AS 'MODULE_PATHNAME', 'pgmq_metrics' LANGUAGE C;
 
@@ -495,6 +519,7 @@ CREATE TABLE pgmq.policies (
     deduplication_window INTERVAL,
     retention_max_age INTERVAL,
     retention_archive_max_age INTERVAL,
+    paused_at TIMESTAMP WITH TIME ZONE,  -- pgmq.pause: reads return nothing until pgmq.resume
     updated_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL
 );
 
@@ -595,6 +620,14 @@ CREATE FUNCTION pgmq.clear_retention(queue_name TEXT) RETURNS void
 
 CREATE FUNCTION pgmq.apply_retention(queue_name TEXT) RETURNS BIGINT
     AS 'MODULE_PATHNAME', 'pgmq_apply_retention' LANGUAGE C;
+
+-- Pause and resume (docs/delivery.md): while a queue is paused, sends are
+-- accepted and every read returns nothing. Its owner's, as its policies.
+CREATE FUNCTION pgmq.pause(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_pause' LANGUAGE C;
+
+CREATE FUNCTION pgmq.resume(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_resume' LANGUAGE C;
 
 -- Every queue's policies, with how many of its messages wait in its
 -- dead-letter queue now (NULL when the caller may not read that queue).

@@ -232,13 +232,13 @@ BEGIN
     IF (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
         EXECUTE 'ALTER ROLE regress_tenant SUPERUSER';
     END IF;
-    RETURN ROW(queue_name, -1, NULL, NULL, -1, now(), -1, NULL)::pgmq.metrics_result;
+    RETURN ROW(queue_name, -1, NULL, NULL, -1, now(), -1, NULL, NULL)::pgmq.metrics_result;
 END $$;
 SELECT queue_name, queue_length, total_messages FROM pgmq.metrics_all() WHERE queue_name = 'victim_q';
 SELECT * FROM tenant_is_superuser;
 -- An overload that makes a call by name ambiguous does not break it either.
 CREATE FUNCTION pgmq.metrics(queue_name varchar, extra int DEFAULT 0) RETURNS pgmq.metrics_result LANGUAGE sql AS $$
-    SELECT ROW($1, -2, NULL, NULL, -2, now(), -2, NULL)::pgmq.metrics_result
+    SELECT ROW($1, -2, NULL, NULL, -2, now(), -2, NULL, NULL)::pgmq.metrics_result
 $$;
 SELECT queue_name, queue_length, total_messages FROM pgmq.metrics_all() WHERE queue_name = 'victim_q';
 SELECT * FROM tenant_is_superuser;

@@ -60,6 +60,7 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::SendBatchDeduplicated,
 	 {7, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}, true}},
 	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
+	{Statement::Peek, {2, {P::Int8, P::Int8}, true}},
 	{Statement::ReadDeadLetter, kDeadLetterShape},
 	{Statement::ReadConditionalDeadLetter, kConditionalDeadLetterShape},
 	{Statement::ReadGroupedDeadLetter, kGroupedDeadLetterShape},
@@ -130,7 +131,8 @@ std::string MetricsSql(const std::string &q)
 	       "pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) pg_catalog.now()), " +
 	       // default_partition_length: the adapter's, from the catalog's default
 	       // partition of each table (default_partition.hpp), not from here.
-	       "NULL::pg_catalog.int8 FROM " + q + " AS q";
+	       // paused: the adapter's too, from the policy cache.
+	       "NULL::pg_catalog.int8, NULL::pg_catalog.bool FROM " + q + " AS q";
 }
 
 // The message nearest after the start of the last $1 ids (else the newest
@@ -311,6 +313,9 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return SendBatchDeduplicatedSql(q);
 	case Statement::Retry:
 		return RetrySql(q);
+	case Statement::Peek:
+		return std::string("SELECT ") + kMessageColumns + " FROM " + q + " AS q WHERE q.msg_id OPERATOR(pg_catalog.>) $1" +
+		       " ORDER BY q.msg_id LIMIT $2";
 	case Statement::ReadDeadLetter:
 	case Statement::ReadConditionalDeadLetter:
 	case Statement::ReadGroupedDeadLetter:

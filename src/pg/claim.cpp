@@ -14,6 +14,7 @@
 
 extern "C" {
 #include "utils/builtins.h"
+#include "utils/inval.h"
 }
 
 namespace pgmq::pg {
@@ -24,6 +25,10 @@ namespace {
 // Requires SPI.
 uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 {
+	if (request.paused) {
+		SPI_tuptable = nullptr;  // nothing to free or emit
+		return 0;
+	}
 	const bool conditional = request.condition != nullptr;
 	// Only read and the conditional read start at the queue's head.
 	const bool from_head =
@@ -50,11 +55,13 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	return ExecutePlan(plan, values, nulls);
 }
 
-// Fills the request's dead-letter fields from the queue's policy. Requires SPI.
+// Fills the request's pause and dead-letter fields from the queue's policy.
+// Requires SPI.
 void ApplyPolicy(ClaimRequest *request)
 {
 	QueuePolicy policy;
 	LoadPolicy(request->queue, &policy);
+	request->paused = policy.paused;
 	request->dead_letter = policy.dead_letter && core::DeadLetterClaimOf(request->statement) != core::Statement::Count;
 	if (!request->dead_letter)
 		return;
@@ -64,7 +71,7 @@ void ApplyPolicy(ClaimRequest *request)
 
 // Attempts until rows are claimed or the schedule ends; emits them.
 // Requires SPI.
-void PollForMessages(FunctionCallInfo fcinfo, const ClaimRequest &request)
+void PollForMessages(FunctionCallInfo fcinfo, ClaimRequest &request)
 {
 	core::PollPacer pacer;
 	pacer.schedule = request.schedule;
@@ -74,6 +81,12 @@ void PollForMessages(FunctionCallInfo fcinfo, const ClaimRequest &request)
 	ForgetWakeups();
 	StartWaiting(request.queue);
 	for (;;) {
+		// A resume wakes this poll after it commits: its invalidation is
+		// here by then.
+		if (request.paused) {
+			AcceptInvalidationMessages();
+			ApplyPolicy(&request);
+		}
 		const TimestampTz now = GetCurrentTimestamp();
 		if (ClaimOnce(request, now) > 0) {
 			EmitRows(fcinfo, request.queue.queue_table);
@@ -106,6 +119,7 @@ void DecodeClaim(FunctionCallInfo fcinfo, core::Statement statement, ClaimReques
 	request->dead_letter = false;
 	request->max_deliveries = 0;
 	request->queue_name = Datum(0);
+	request->paused = false;
 	request->poll = false;
 	request->schedule = core::PollSchedule{};
 }

@@ -1,11 +1,11 @@
 // src/pg/entry_policy.cpp
 // Delivery policies (docs/delivery.md): set_/clear_dead_letter_queue,
 // set_/clear_retry_backoff, set_/clear_deduplication, set_/clear_retention,
-// retry, redrive, apply_retention, list_policies, and _may_send (the row
-// policy of pgmq.deduplication). A policy is a row of pgmq.policies that
-// only the queue's owner may write (RLS, as pgmq.meta); every change
-// invalidates the queue table's relcache entry, so each backend reads the
-// policy again (policy_cache.hpp) once the change commits.
+// pause/resume, retry, redrive, apply_retention, list_policies, and
+// _may_send (the row policy of pgmq.deduplication). A policy is a row of
+// pgmq.policies that only the queue's owner may write (RLS, as pgmq.meta);
+// every change invalidates the queue table's relcache entry, so each backend
+// reads the policy again (policy_cache.hpp) once the change commits.
 #include "pgmq/core/policy.hpp"
 #include "pgmq/core/queue_name.hpp"
 
@@ -75,7 +75,9 @@ void WritePolicy(const QueueRef &queue, core::PolicyKind kind, Oid type3, Datum 
 	Datum values[5] = {MetaName(queue), ObjectIdGetDatum(queue.queue_relid), value3, value4,
 	                   ObjectIdGetDatum(dead_letter_relid)};
 	const char nulls[5] = {' ', ' ', NullFlag(null3), NullFlag(null4), ' '};
-	const int nargs = kind == core::PolicyKind::DeadLetter ? 5 : kind == core::PolicyKind::Deduplication ? 3 : 4;
+	const int nargs = kind == core::PolicyKind::DeadLetter                                         ? 5
+	                  : kind == core::PolicyKind::Deduplication || kind == core::PolicyKind::Pause ? 3
+	                                                                                               : 4;
 	RunCore([&] {
 		ExecuteOnce(core::DeleteStalePolicySql(), 2, types, values);
 		ExecuteOnce(core::SetPolicySql(kind), nargs, types, values, nulls);
@@ -83,7 +85,9 @@ void WritePolicy(const QueueRef &queue, core::PolicyKind kind, Oid type3, Datum 
 	CacheInvalidateRelcacheByRelid(queue.queue_relid);
 }
 
-Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind)
+// wake_readers: the queue's waiting read_with_poll calls read again once
+// this transaction commits (a resume).
+Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind, bool wake_readers = false)
 {
 	QueueRef queue;
 	ResolveOwnQueue(fcinfo, &queue);
@@ -99,6 +103,8 @@ Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind)
 			ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
 	});
 	CacheInvalidateRelcacheByRelid(queue.queue_relid);
+	if (wake_readers)
+		NoteMessagesSent(queue);
 	SpiFinish();
 	PG_RETURN_VOID();
 }
@@ -187,6 +193,24 @@ PGMQ_FUNCTION(pgmq_set_deduplication)
 	SpiFinish();
 	PG_RETURN_VOID();
 }
+
+// pause(queue_name text): until resume, every read of the queue returns
+// nothing; sends are accepted. Reads that started before the pause
+// committed may still claim.
+PGMQ_FUNCTION(pgmq_pause)
+{
+	QueueRef queue;
+	ResolveOwnQueue(fcinfo, &queue);
+	SpiConnect();
+	WritePolicy(queue, core::PolicyKind::Pause, TIMESTAMPTZOID, TimestampTzGetDatum(GetCurrentTimestamp()), false,
+	            INT4OID, Datum(0), true);
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// resume(queue_name text): reads claim again, and waiting read_with_poll
+// calls are woken when the resume commits.
+PGMQ_FUNCTION(pgmq_resume) { return ClearPolicy(fcinfo, core::PolicyKind::Pause, true); }
 
 // clear_deduplication(queue_name text): forgets the ids recorded so far too.
 PGMQ_FUNCTION(pgmq_clear_deduplication) { return ClearPolicy(fcinfo, core::PolicyKind::Deduplication); }

@@ -9,6 +9,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/standby.hpp"
 
@@ -63,7 +64,8 @@ PGMQ_FUNCTION(pgmq_read_with_poll)
 }
 
 // pop(queue_name text, qty integer DEFAULT 1): delete and return up to qty
-// visible messages, as stored (read_ct not incremented).
+// visible messages, as stored (read_ct not incremented); none while the
+// queue is paused.
 PGMQ_FUNCTION(pgmq_pop)
 {
 	QueueRef queue;
@@ -76,6 +78,12 @@ PGMQ_FUNCTION(pgmq_pop)
 	const TimestampTz now = GetCurrentTimestamp();
 	const char nulls[3] = {' ', ' ', ' '};
 	SpiConnect();
+	QueuePolicy policy;
+	LoadPolicy(queue, &policy);
+	if (policy.paused) {
+		SpiFinish();
+		return Datum(0);
+	}
 	Datum values[3] = {TimestampTzGetDatum(now), Int64GetDatum(qty), Int64GetDatum(ScanStart(queue, now))};
 	if (ExecutePlan(PlanFor(queue, core::Statement::Pop), values, nulls) > 0)
 		EmitRows(fcinfo, queue.queue_table);

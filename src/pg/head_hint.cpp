@@ -536,6 +536,26 @@ void BeginSend(Oid queue_relid)
 	pg_memory_barrier();
 }
 
+void NoteInsertBelowHead(Oid queue_relid, int64 msg_id)
+{
+	SendingSlot *slot = MySlot();
+	if (!slot)
+		return;
+	const uint64 key = KeyOf(queue_relid);
+	// The slot first: a refresh that starts from the lowered head reads the
+	// slot after it, so its bound is at most msg_id; one that started before
+	// raises from the old head, which the lowering below makes fail. "Not
+	// known" stays: it already forbids every raise.
+	for (int k = 0; k < my_sends; k++)
+		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) != kUnknown)
+			LowerTo(&slot->low[k], msg_id);
+	pg_memory_barrier();
+	LWLockAcquire(entries_lock, LW_SHARED);
+	if (QueueHeadEntry *entry = FindEntry(key))
+		LowerTo(&entry->head, msg_id);
+	LWLockRelease(entries_lock);
+}
+
 void NoteFirstSentId(Oid queue_relid, int64 msg_id)
 {
 	SendingSlot *slot = MySlot();

@@ -145,6 +145,8 @@ void ReadPolicy(const QueueRef &queue, PolicyEntry *entry)
 	policy->archive_retention = IntervalColumn(8, &policy->retention_archive_max_age);
 	bool pinned_null = true;
 	const Oid pinned = DatumGetObjectId(ResultValue(0, 9, OIDOID, &pinned_null));
+	bool paused_null = true;
+	policy->paused = DatumGetBool(ResultValue(0, 10, BOOLOID, &paused_null)) && !paused_null;
 	SPI_freetuptable(SPI_tuptable);
 	if (!policy->dead_letter)
 		return;

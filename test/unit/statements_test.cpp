@@ -48,7 +48,7 @@ std::string Name(Statement s)
 		"Send", "SendBatch", "Read", "ReadConditional", "Pop", "SetVt", "SetVtBatch", "Delete", "DeleteBatch",
 		"Archive", "ArchiveBatch", "Metrics", "ReadGrouped", "ReadGroupedIndexed", "ReadGroupedRr",
 		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "LiveHead", "RecentSend",
-		"SendDeduplicated", "SendBatchDeduplicated", "Retry", "ReadDeadLetter", "ReadConditionalDeadLetter",
+		"SendDeduplicated", "SendBatchDeduplicated", "Retry", "Peek", "ReadDeadLetter", "ReadConditionalDeadLetter",
 		"ReadGroupedDeadLetter", "ReadGroupedIndexedDeadLetter", "ReadGroupedRrDeadLetter",
 		"ReadGroupedRrIndexedDeadLetter", "ReadGroupedHeadDeadLetter", "ReadGroupedHeadIndexedDeadLetter",
 		"NotifyThrottle", "SendTopic", "SendBatchTopic", "NotifyState",
@@ -60,7 +60,7 @@ std::string Name(Statement s)
 // Statements that are not about one queue: they ignore the table names.
 bool PerQueue(Statement s)
 {
-	static_assert(static_cast<int>(Statement::Count) == 35, "name the new statement in Name()");
+	static_assert(static_cast<int>(Statement::Count) == 36, "name the new statement in Name()");
 	return s != Statement::NotifyThrottle && s != Statement::SendTopic && s != Statement::SendBatchTopic &&
 	       s != Statement::NotifyState;
 }
@@ -197,6 +197,7 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		{Statement::SendBatchDeduplicated,
 		 {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}},
 		{Statement::Retry, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}},
+		{Statement::Peek, {P::Int8, P::Int8}},
 		{Statement::ReadDeadLetter, kReadDeadLetter},
 		{Statement::ReadConditionalDeadLetter, kConditionalDeadLetter},
 		{Statement::ReadGroupedDeadLetter, kDeadLetter},
@@ -505,7 +506,8 @@ TEST(StatementSql, MetricsColumnsInMetricsResultOrder)
 		"COALESCE(pg_catalog.pg_sequence_last_value($2), 0), ",    // total_messages, sequence by OID
 		"pg_catalog.now(), ",                                       // scrape_time
 		"pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) pg_catalog.now()), ",  // visible
-		"NULL::pg_catalog.int8 ",                                   // default_partition_length: the adapter's
+		"NULL::pg_catalog.int8, ",                                  // default_partition_length: the adapter's
+		"NULL::pg_catalog.bool ",                                   // paused: the adapter's
 		"FROM pgmq.\"q_orders\" AS q",
 	};
 	std::size_t pos = 0;

@@ -35,21 +35,22 @@ double BackoffJitter(double uniform01);
 // the queue's policy row, if it was written for that table: queue_name,
 // dead_letter_queue, max_deliveries, retry_base_seconds, retry_max_seconds,
 // deduplication_window, retention_max_age, retention_archive_max_age,
-// dead_letter_relid (the dead-letter queue's table when it was set).
+// dead_letter_relid (the dead-letter queue's table when it was set),
+// paused (boolean).
 std::string LoadPolicySql();
 
 // ($1 queue name, any ASCII case) -> the queue's name as pgmq.meta has it.
 std::string MetaQueueNameSql();
 
 // Which policy a set_*/clear_* call changes.
-enum class PolicyKind { DeadLetter, RetryBackoff, Deduplication, Retention };
+enum class PolicyKind { DeadLetter, RetryBackoff, Deduplication, Retention, Pause };
 
 // Upsert of one policy's columns of a queue's row: ($1 queue name as in
 // meta, $2 the queue table (regclass), $3, $4 the policy's values).
 // DeadLetter: ($3 dead-letter queue text, $4 max deliveries int4, $5 the
 // dead-letter queue's table); RetryBackoff: ($3 base int4, $4 max int4);
 // Deduplication: ($3 window interval); Retention: ($3 max_age interval, $4
-// archive_max_age interval).
+// archive_max_age interval); Pause: ($3 paused_at timestamptz).
 std::string SetPolicySql(PolicyKind kind);
 
 // Before SetPolicySql: the rows of queue $1 (any ASCII case) written for
@@ -88,7 +89,7 @@ std::string DeduplicatedResolveSql(std::string_view queue_table);
 // drop_queue: the queue's deduplication ids ($1 queue name as in meta).
 std::string DeleteDeduplicationSql();
 
-// Every policy row, by queue name (the columns of LoadPolicySql, then
+// Every policy row but a pause alone, by queue name (the columns of LoadPolicySql, then
 // queue_relid and dead_letter_relid); and the number of messages of queue $1
 // waiting in pgmq.<dead_letter_table>.
 std::string ListPoliciesSql();

@@ -26,7 +26,7 @@ enum class Statement : unsigned char {
 	Archive,          // ($1 msg_id) -> msg_id
 	ArchiveBatch,     // ($1 msg_ids) -> msg_id per archived row
 	Metrics,          // ($1 queue name, $2 msg_id identity sequence) -> metrics_result, with
-	                  //  default_partition_length NULL: the adapter's (default_partition.hpp)
+	                  //  default_partition_length and paused NULL: the adapter's
 	// FIFO group reads (fifo.hpp): ($1 now, $2 new vt, $3 qty) -> message rows in
 	// delivery order. *Indexed finds the group heads through q_<name>_fifo_idx.
 	ReadGrouped,
@@ -43,6 +43,7 @@ enum class Statement : unsigned char {
 	SendDeduplicated,       // Send + ($4 queue name, $5 now, $6 expires_at, $7 queue table) -> (msg_id, raced, dedup id)
 	SendBatchDeduplicated,  // SendBatch + ($4..$7 as above) -> (msg_id, raced, dedup id) per element
 	Retry,                  // ($1 msg_id, $2 now, $3 base s, $4 max s, $5 jitter factor) -> message row
+	Peek,             // ($1 after msg_id, $2 qty) -> message rows in msg_id order, untouched
 	// Dead-letter claims: ($1 now, $2 new vt, $3 qty, $4 max deliveries, $5 source
 	// queue name[, $6 condition]) and, for the two plain reads, last, the head
 	// (as Read); their SQL names the dead-letter queue's table too

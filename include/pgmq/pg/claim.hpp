@@ -34,6 +34,7 @@ struct ClaimRequest {
 	bool dead_letter;
 	int64 max_deliveries;
 	Datum queue_name;
+	bool paused;                  // pgmq.pause: claim nothing (read again at each poll attempt)
 	bool poll;                    // false: one attempt
 	core::PollSchedule schedule;  // when poll
 };

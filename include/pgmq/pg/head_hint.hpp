@@ -38,4 +38,10 @@ int64 ScanStart(const QueueRef &queue, TimestampTz now);
 void BeginSend(Oid queue_relid);
 void NoteFirstSentId(Oid queue_relid, int64 msg_id);
 
+// After BeginSend, for an insert that kept old ids (unarchive), before the
+// transaction commits: msg_id, the lowest id inserted, may lie below the
+// head; the head is lowered to it at once, and no refresh raises past it
+// until the transaction ends. Never fails.
+void NoteInsertBelowHead(Oid queue_relid, int64 msg_id);
+
 }  // namespace pgmq::pg

@@ -34,6 +34,7 @@ struct QueuePolicy {
 	Interval retention_max_age;
 	bool archive_retention;            // retention_archive_max_age set
 	Interval retention_archive_max_age;
+	bool paused;                       // pgmq.pause: every read returns nothing
 };
 
 // Whether this database's pgmq has the policy tables (pgmq.policies and
