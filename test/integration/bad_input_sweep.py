@@ -246,7 +246,7 @@ BAD_VALUES = {
     "regclass": regclasses,
 }
 
-NAME_ARGUMENTS = {"queue_name", "table_name", "dead_letter_queue"}
+NAME_ARGUMENTS = {"queue_name", "table_name", "dead_letter_queue", "source", "target"}
 
 # Good values by argument name, then by type: a call with only these should
 # reach the function's real work, so that each bad value is tested alone.
@@ -283,6 +283,10 @@ GOOD_BY_NAME = {
     "archive_max_age": "1 day",
     "queue_relid": "pgmq.q_victim",
     "dead_letter_relid": "pgmq.q_victim_dlq",
+    # move: from the victim to its dead-letter queue; peek: from the start.
+    "source": "victim",
+    "target": "victim_dlq",
+    "after_msg_id": 0,
 }
 # A plain queue cannot become partitioned: create_partitioned gets a queue of
 # its own, created by its first call and found again by the later ones.
@@ -401,8 +405,12 @@ class Sweep:
         if count < 3:
             c.execute("SELECT pgmq.send_batch('victim', ARRAY['{\"v\": 1}', '{\"v\": 2}', '{\"v\": 3}']::jsonb[])")
             count += 3
-        # Keep them visible: a read with a large vt would hide them from later calls.
+        # Keep them visible: a read with a large vt would hide them from later
+        # calls, and so would a pause.
         c.execute("UPDATE pgmq.q_victim SET vt = '2000-01-01'")
+        if c.execute("SELECT EXISTS (SELECT FROM pgmq.policies WHERE queue_name = 'victim' "
+                     "AND paused_at IS NOT NULL)").fetchone()[0]:
+            c.execute("SELECT pgmq.resume('victim')")
         return c.execute("SELECT count(*) FROM pgmq.q_victim").fetchone()[0]
 
     def functions(self):
@@ -551,8 +559,9 @@ ARCHIVE_COLUMNS = QUEUE_COLUMNS[1:] + [("msg_id", "integer"), ("archived_at", "t
 # verify its shape), and those that also use the archive.
 TABLE_FUNCTIONS = {"read", "read_with_poll", "pop", "set_vt", "read_grouped", "read_grouped_with_poll",
                    "read_grouped_rr", "read_grouped_rr_with_poll", "read_grouped_head",
-                   "read_grouped_head_with_poll", "send", "send_batch", "delete", "archive", "metrics"}
-ARCHIVE_FUNCTIONS = {"archive"}
+                   "read_grouped_head_with_poll", "send", "send_batch", "delete", "archive", "metrics",
+                   "peek", "unarchive"}
+ARCHIVE_FUNCTIONS = {"archive", "unarchive"}
 SHAPE_SQLSTATES = {"42804", "42703", "42809", "42P16"}
 
 
@@ -651,6 +660,8 @@ class ShapeSweep:
                           for n, t in zip(arg_names, arg_types)]
                 expect = name in TABLE_FUNCTIONS if prefix == "q" else name in ARCHIVE_FUNCTIONS
                 self.call(name, identity, arg_types, values, label, expect)
+                if name == "pause":  # else the reads after it would not touch the table
+                    self.c.execute("SELECT pgmq.resume(%s)", [HOSTILE])
         self.drop()
         self.c.execute("DELETE FROM pgmq.topic_bindings WHERE queue_name = %s", [HOSTILE])
         if self.sweep.sentinels() != self.sweep.sentinel_state:

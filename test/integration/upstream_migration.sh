@@ -444,6 +444,17 @@ for rel in $RELEASES; do
   works "$rel"
 
   if [ "$rel" = 1.13.1 ]; then
+    # A paused queue stops the way back, named, with nothing changed.
+    psql -X -q -d "$DB" -c "SELECT pgmq.pause('sw_plain')" >/dev/null
+    if psql -X -q -d "$DB" -v upstream_version=1.13.1 -f "$repo/scripts/switch_to_upstream.sql" \
+      >"$work/back-paused.log" 2>&1 || ! grep -q 'paused queues: sw_plain' "$work/back-paused.log"; then
+      cat "$work/back-paused.log"
+      fail "back: a paused queue did not stop scripts/switch_to_upstream.sql"
+    fi
+    check "$DB" "back: refused while paused, still this extension" "
+      SELECT extversion = '1.13.1+cpp' FROM pg_extension WHERE extname = 'pgmq'"
+    psql -X -q -d "$DB" -c "SELECT pgmq.resume('sw_plain')" >/dev/null
+    say "ok: back: a paused queue stops the switch, naming it"
     snapshot "$DB" >"$work/ours.txt"
     psql -X -q -d "$DB" -v upstream_version=1.13.1 -f "$repo/scripts/switch_to_upstream.sql" \
       >"$work/back.log" 2>&1 || {
