@@ -14,7 +14,6 @@
 
 extern "C" {
 #include "utils/builtins.h"
-#include "utils/inval.h"
 }
 
 namespace pgmq::pg {
@@ -55,12 +54,15 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	return ExecutePlan(plan, values, nulls);
 }
 
-// Fills the request's pause and dead-letter fields from the queue's policy.
-// Requires SPI.
-void ApplyPolicy(ClaimRequest *request)
+// Fills the request's pause and dead-letter fields from the queue's policy
+// (read again when fresh). Requires SPI.
+void ApplyPolicy(ClaimRequest *request, bool fresh = false)
 {
 	QueuePolicy policy;
-	LoadPolicy(request->queue, &policy);
+	if (fresh)
+		ReloadPolicy(request->queue, &policy);
+	else
+		LoadPolicy(request->queue, &policy);
 	request->paused = policy.paused;
 	request->dead_letter = policy.dead_letter && core::DeadLetterClaimOf(request->statement) != core::Statement::Count;
 	if (!request->dead_letter)
@@ -81,12 +83,10 @@ void PollForMessages(FunctionCallInfo fcinfo, ClaimRequest &request)
 	ForgetWakeups();
 	StartWaiting(request.queue);
 	for (;;) {
-		// A resume wakes this poll after it commits: its invalidation is
-		// here by then.
-		if (request.paused) {
-			AcceptInvalidationMessages();
-			ApplyPolicy(&request);
-		}
+		// A resume wakes this poll when it commits, before its invalidation
+		// arrives: while paused, each attempt reads the policy row again.
+		if (request.paused)
+			ApplyPolicy(&request, true);
 		const TimestampTz now = GetCurrentTimestamp();
 		if (ClaimOnce(request, now) > 0) {
 			EmitRows(fcinfo, request.queue.queue_table);

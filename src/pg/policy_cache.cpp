@@ -193,6 +193,13 @@ bool PolicyTablesExist()
 
 void LoadPolicy(const QueueRef &queue, QueuePolicy *policy) { *policy = ValidEntry(queue)->policy; }
 
+void ReloadPolicy(const QueueRef &queue, QueuePolicy *policy)
+{
+	if (auto *entry = static_cast<PolicyEntry *>(hash_search(PolicyTable(), queue.queue_table, HASH_FIND, nullptr)))
+		entry->valid = false;
+	LoadPolicy(queue, policy);
+}
+
 SPIPlanPtr DeadLetterPlan(const QueueRef &queue, core::Statement claim, Oid *dead_letter_relid)
 {
 	if (!core::IsDeadLetterClaim(claim))

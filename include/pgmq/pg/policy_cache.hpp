@@ -47,6 +47,11 @@ bool PolicyTablesExist();
 // policy row (one statement) only when this backend has no valid copy.
 void LoadPolicy(const QueueRef &queue, QueuePolicy *policy);
 
+// As LoadPolicy, but always reads the row again (a new snapshot): for a
+// poll woken by a resume, whose wake-up (at commit) comes before the
+// invalidation it sent reaches this backend.
+void ReloadPolicy(const QueueRef &queue, QueuePolicy *policy);
+
 // The kept plan of the dead-letter claim `claim` (core::IsDeadLetterClaim)
 // for queue, whose policy LoadPolicy found to have a dead-letter queue;
 // prepared on first use, after checking the shapes of both queue tables.
