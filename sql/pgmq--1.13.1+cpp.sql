@@ -175,6 +175,20 @@ CREATE FUNCTION pgmq.read_with_poll(
 CREATE FUNCTION pgmq.pop(queue_name TEXT, qty INTEGER DEFAULT 1) RETURNS SETOF pgmq.message_record
     AS 'MODULE_PATHNAME', 'pgmq_pop' LANGUAGE C;
 
+-- Not in upstream (docs/api.md): one read over several queues, taking from
+-- them in turn so that a busy queue cannot starve the others.
+CREATE FUNCTION pgmq.read_multi(queue_names TEXT[], vt INTEGER, qty INTEGER)
+    RETURNS TABLE (queue_name TEXT, msg_id BIGINT, read_ct INTEGER, enqueued_at TIMESTAMP WITH TIME ZONE,
+                   vt TIMESTAMP WITH TIME ZONE, message JSONB, headers JSONB)
+    AS 'MODULE_PATHNAME', 'pgmq_read_multi' LANGUAGE C;
+
+CREATE FUNCTION pgmq.read_multi_with_poll(
+    queue_names TEXT[], vt INTEGER, qty INTEGER, max_poll_seconds INTEGER DEFAULT 5,
+    poll_interval_ms INTEGER DEFAULT 100)
+    RETURNS TABLE (queue_name TEXT, msg_id BIGINT, read_ct INTEGER, enqueued_at TIMESTAMP WITH TIME ZONE,
+                   vt TIMESTAMP WITH TIME ZONE, message JSONB, headers JSONB)
+    AS 'MODULE_PATHNAME', 'pgmq_read_multi_with_poll' LANGUAGE C;
+
 -------------------------------------------------------------------------------
 -- Acknowledging and visibility
 -------------------------------------------------------------------------------

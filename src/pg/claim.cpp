@@ -26,6 +26,7 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 {
 	if (request.paused) {
 		SPI_tuptable = nullptr;  // nothing to free or emit
+		SPI_processed = 0;
 		return 0;
 	}
 	const bool conditional = request.condition != nullptr;
@@ -71,28 +72,48 @@ void ApplyPolicy(ClaimRequest *request, bool fresh = false)
 	request->queue_name = CStringGetTextDatum(policy.queue_name);
 }
 
-// Attempts until rows are claimed or the schedule ends; emits them.
-// Requires SPI.
-void PollForMessages(FunctionCallInfo fcinfo, ClaimRequest &request)
+// One queue's poll attempt: claims, and emits what it claimed.
+struct SingleQueue {
+	FunctionCallInfo fcinfo;
+	ClaimRequest *request;
+};
+
+bool ClaimAndEmit(void *context)
+{
+	auto *single = static_cast<SingleQueue *>(context);
+	if (ClaimAttempt(single->request) == 0) {
+		SPI_freetuptable(SPI_tuptable);
+		return false;
+	}
+	EmitRows(single->fcinfo, single->request->queue.queue_table);
+	return true;
+}
+
+}  // namespace
+
+uint64 ClaimAttempt(ClaimRequest *request)
+{
+	// A resume wakes a poll when it commits, before its invalidation
+	// arrives: while paused, each attempt reads the policy row again.
+	if (!request->policy_loaded || request->paused)
+		ApplyPolicy(request, request->policy_loaded);
+	request->policy_loaded = true;
+	return ClaimOnce(*request, GetCurrentTimestamp());
+}
+
+void PollUntilClaimed(const core::PollSchedule &schedule, const QueueRef *queues, int count,
+                      bool (*attempt)(void *context), void *context)
 {
 	core::PollPacer pacer;
-	pacer.schedule = request.schedule;
+	pacer.schedule = schedule;
 	// Registered before the first attempt: a send committed after an attempt's
 	// snapshot sets the latch, so the next wait returns at once. A latch set
 	// before (for another reason) is not a send this poll could miss.
 	ForgetWakeups();
-	StartWaiting(request.queue);
+	StartWaiting(queues, count);
 	for (;;) {
-		// A resume wakes this poll when it commits, before its invalidation
-		// arrives: while paused, each attempt reads the policy row again.
-		if (request.paused)
-			ApplyPolicy(&request, true);
-		const TimestampTz now = GetCurrentTimestamp();
-		if (ClaimOnce(request, now) > 0) {
-			EmitRows(fcinfo, request.queue.queue_table);
+		if (attempt(context))
 			break;
-		}
-		SPI_freetuptable(SPI_tuptable);
 		core::AfterEmptyRead(pacer, GetCurrentTimestamp());
 		long step;
 		while ((step = core::NextPollStep(pacer, GetCurrentTimestamp())) > 0)
@@ -103,8 +124,6 @@ void PollForMessages(FunctionCallInfo fcinfo, ClaimRequest &request)
 	}
 	StopWaiting();
 }
-
-}  // namespace
 
 void DecodeClaim(FunctionCallInfo fcinfo, core::Statement statement, ClaimRequest *request)
 {
@@ -120,6 +139,7 @@ void DecodeClaim(FunctionCallInfo fcinfo, core::Statement statement, ClaimReques
 	request->max_deliveries = 0;
 	request->queue_name = Datum(0);
 	request->paused = false;
+	request->policy_loaded = false;
 	request->poll = false;
 	request->schedule = core::PollSchedule{};
 }
@@ -141,14 +161,11 @@ void Claim(FunctionCallInfo fcinfo, const ClaimRequest &decoded)
 {
 	SpiConnect();
 	ClaimRequest request = decoded;
-	ApplyPolicy(&request);
-	if (request.poll) {
-		PollForMessages(fcinfo, request);
-	} else {
-		const TimestampTz now = GetCurrentTimestamp();
-		if (ClaimOnce(request, now) > 0)
-			EmitRows(fcinfo, request.queue.queue_table);
-	}
+	SingleQueue single = {fcinfo, &request};
+	if (request.poll)
+		PollUntilClaimed(request.schedule, &request.queue, 1, ClaimAndEmit, &single);
+	else
+		ClaimAndEmit(&single);
 	SpiFinish();
 }
 

@@ -26,10 +26,8 @@ void RequireArgument(FunctionCallInfo fcinfo, int argno, const char *what)
 
 namespace {
 
-void ReadName(FunctionCallInfo fcinfo, int argno, QueueRef *queue, bool new_queue)
+void ReadNameText(text *name, QueueRef *queue, bool new_queue)
 {
-	RequireArgument(fcinfo, argno, "queue_name");
-	text *name = PG_GETARG_TEXT_PP(argno);
 	queue->name = VARDATA_ANY(name);
 	queue->name_len = VARSIZE_ANY_EXHDR(name);
 	queue->queue_relid = InvalidOid;
@@ -40,6 +38,19 @@ void ReadName(FunctionCallInfo fcinfo, int argno, QueueRef *queue, bool new_queu
 			core::CheckQueueNameLength(view);
 		core::WriteQueueTableNames(view, queue->queue_table, queue->archive_table, NAMEDATALEN);
 	});
+}
+
+void ReadName(FunctionCallInfo fcinfo, int argno, QueueRef *queue, bool new_queue)
+{
+	RequireArgument(fcinfo, argno, "queue_name");
+	ReadNameText(PG_GETARG_TEXT_PP(argno), queue, new_queue);
+}
+
+void RequireQueue(QueueRef *queue)
+{
+	if (!QueueExists(queue))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("queue \"%.*s\" does not exist", queue->name_len, queue->name)));
 }
 
 }  // namespace
@@ -72,9 +83,13 @@ bool FindQueueQuietly(const char *name, int name_len, QueueRef *queue)
 void ResolveQueue(FunctionCallInfo fcinfo, int argno, QueueRef *queue)
 {
 	ReadQueueName(fcinfo, argno, queue);
-	if (!QueueExists(queue))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-		                errmsg("queue \"%.*s\" does not exist", queue->name_len, queue->name)));
+	RequireQueue(queue);
+}
+
+void ResolveQueueName(text *name, QueueRef *queue)
+{
+	ReadNameText(name, queue, false);
+	RequireQueue(queue);
 }
 
 void LockQueueName(const QueueRef &queue)

@@ -1,8 +1,9 @@
 // src/pg/wakeup.cpp
 // Commit-time wake-up of read_with_poll waiters (see wakeup.hpp).
 //
-// Shared state: one slot per backend (indexed by pgprocno) holding the key of
-// the queue it waits on (database OID and queue table OID; 0: not waiting),
+// Shared state: one slot per backend (indexed by pgprocno) holding the keys of
+// the queues it waits on (database OID and queue table OID; 0: unused; the
+// table OID 0: every queue of the database),
 // plus a count of waiters so senders skip the scan when nobody waits, and a
 // table of the queues each prepared transaction sent to, so that COMMIT
 // PREPARED (possibly in another backend, any time later) wakes their waiters.
@@ -32,6 +33,10 @@ namespace {
 
 constexpr const char *kTrancheName = "pgmq wakeup";
 
+// Queues one backend waits on (read_multi_with_poll); more wait on every
+// queue of the database.
+constexpr int kKeysPerSlot = 8;
+
 // Queues one transaction sent to (relids, in database); on overflow every
 // waiter of the database is woken.
 constexpr int kMaxPendingQueues = 16;
@@ -56,7 +61,8 @@ struct WakeupShared {
 	pg_atomic_uint32 prepared_lost;
 	int slot_count;
 	int prepared_count;
-	pg_atomic_uint64 waiting_on[FLEXIBLE_ARRAY_MEMBER];  // then PreparedSends[prepared_count]
+	// kKeysPerSlot per slot, then PreparedSends[prepared_count]
+	pg_atomic_uint64 waiting_on[FLEXIBLE_ARRAY_MEMBER];
 };
 
 WakeupShared *shared = nullptr;
@@ -75,7 +81,10 @@ char preparing_gid[GIDSIZE];
 // This backend's slot while it waits, or -1.
 int my_slot = -1;
 
-Size SlotsSize(int slots) { return add_size(offsetof(WakeupShared, waiting_on), mul_size(slots, sizeof(pg_atomic_uint64))); }
+Size SlotsSize(int slots)
+{
+	return add_size(offsetof(WakeupShared, waiting_on), mul_size(mul_size(slots, kKeysPerSlot), sizeof(pg_atomic_uint64)));
+}
 
 Size SharedSize()
 {
@@ -104,7 +113,7 @@ void StartupShmem()
 		pg_atomic_init_u32(&shared->prepared_lost, 0);
 		shared->slot_count = MaxBackends;
 		shared->prepared_count = max_prepared_xacts;
-		for (int i = 0; i < MaxBackends; i++)
+		for (int i = 0; i < MaxBackends * kKeysPerSlot; i++)
 			pg_atomic_init_u64(&shared->waiting_on[i], 0);
 		for (int i = 0; i < max_prepared_xacts; i++)
 			prepared[i].gid[0] = '\0';
@@ -112,8 +121,9 @@ void StartupShmem()
 	LWLockRelease(AddinShmemInitLock);
 }
 
-// A waiter's key: database and queue table. Never 0 (a relid is never 0),
-// which marks a free slot. Exact: no two queues share one.
+// A waiter's key: database and queue table (InvalidOid: any). Never 0 (a
+// database OID is never 0), which marks a free key. Exact: no two queues
+// share one.
 uint64 WaitKey(Oid database, Oid queue_relid) { return (static_cast<uint64>(database) << 32) | queue_relid; }
 
 bool SentTo(const SentQueues &sent, Oid queue_relid)
@@ -131,11 +141,17 @@ void WakeWaiters(const SentQueues &sent)
 {
 	if (!shared || pg_atomic_read_u32(&shared->waiters) == 0)
 		return;
-	for (int i = 0; i < shared->slot_count; i++) {
-		const uint64 key = pg_atomic_read_u64(&shared->waiting_on[i]);
-		if (key != 0 && static_cast<Oid>(key >> 32) == sent.database && SentTo(sent, static_cast<Oid>(key)))
-			SetLatch(&ProcGlobal->allProcs[i].procLatch);
-	}
+	for (int i = 0; i < shared->slot_count; i++)
+		for (int k = 0; k < kKeysPerSlot; k++) {
+			const uint64 key = pg_atomic_read_u64(&shared->waiting_on[i * kKeysPerSlot + k]);
+			if (key == 0)
+				break;  // keys are filled from the first
+			const Oid queue = static_cast<Oid>(key);
+			if (static_cast<Oid>(key >> 32) == sent.database && (queue == InvalidOid || SentTo(sent, queue))) {
+				SetLatch(&ProcGlobal->allProcs[i].procLatch);
+				break;
+			}
+		}
 }
 
 // XACT_EVENT_PREPARE: the transaction is prepared (durably); keep what it
@@ -246,16 +262,24 @@ void InitWakeup()
 	RegisterXactCallback(OnTransactionEnd, nullptr);
 }
 
-void StartWaiting(const QueueRef &queue)
+void StartWaiting(const QueueRef *queues, int count)
 {
-	if (!shared || MyProcNumber() >= shared->slot_count)
+	if (!shared || MyProcNumber() >= shared->slot_count || count <= 0)
 		return;
 	// Still registered when an earlier wait in this transaction ended in an
 	// error caught by a savepoint (only a top-level end unregisters): wait
-	// on this queue now, or its sends would not wake us.
+	// on these queues now, or their sends would not wake us.
 	const bool registered = my_slot >= 0;
 	my_slot = MyProcNumber();
-	pg_atomic_write_u64(&shared->waiting_on[my_slot], WaitKey(MyDatabaseId, queue.queue_relid));
+	pg_atomic_uint64 *keys = &shared->waiting_on[my_slot * kKeysPerSlot];
+	for (int k = 0; k < kKeysPerSlot; k++) {
+		uint64 key = 0;
+		if (count > kKeysPerSlot)
+			key = k == 0 ? WaitKey(MyDatabaseId, InvalidOid) : 0;
+		else if (k < count)
+			key = WaitKey(MyDatabaseId, queues[k].queue_relid);
+		pg_atomic_write_u64(&keys[k], key);
+	}
 	if (!registered)
 		pg_atomic_fetch_add_u32(&shared->waiters, 1);
 }
@@ -264,7 +288,8 @@ void StopWaiting()
 {
 	if (my_slot < 0)
 		return;
-	pg_atomic_write_u64(&shared->waiting_on[my_slot], 0);
+	for (int k = 0; k < kKeysPerSlot; k++)
+		pg_atomic_write_u64(&shared->waiting_on[my_slot * kKeysPerSlot + k], 0);
 	pg_atomic_fetch_sub_u32(&shared->waiters, 1);
 	my_slot = -1;
 }

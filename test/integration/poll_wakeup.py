@@ -11,6 +11,8 @@ a woken read_with_poll reads again. Needs pgmq in shared_preload_libraries
   - resume: a read_with_poll waiting on a paused queue that holds a message
     returns it when pgmq.resume commits (median of 5 within 10 ms of the
     commit, every one long before its 60 s poll interval);
+  - read_multi_with_poll: a send to any of its queues wakes it, also when it
+    waits on more queues (nine) than a backend's wait slot names (eight);
   - two-phase commit: COMMIT PREPARED of a transaction that sent wakes the
     waiter; ROLLBACK PREPARED does not. PREPARE TRANSACTION needs
     max_prepared_transactions > 0, which the image's configuration leaves at
@@ -197,6 +199,39 @@ def test_resume():
         waiter.close()
 
 
+def test_read_multi():
+    queues = ["multi_%d" % i for i in range(9)]
+    with psycopg.connect(dbname=DB_A, autocommit=True) as conn:
+        for q in queues:
+            conn.execute("SELECT pgmq.create(%s)", (q,))
+    monitor = psycopg.connect(dbname="postgres", autocommit=True)
+    sender = psycopg.connect(dbname=DB_A, autocommit=True)
+    reader = psycopg.connect(dbname=DB_A, autocommit=True)
+    pid = reader.execute("SELECT pg_backend_pid()").fetchone()[0]
+    try:
+        for waited_on, sent_to in ((queues[:2], queues[1]), (queues, queues[8])):
+            result = {}
+
+            def run():
+                started = time.monotonic()
+                result["rows"] = reader.execute(
+                    "SELECT queue_name FROM pgmq.read_multi_with_poll(%s, 30, 5, 10, 60000)",
+                    (waited_on,)).fetchall()
+                result["at"] = time.monotonic()
+                result["elapsed"] = result["at"] - started
+            thread = threading.Thread(target=run)
+            thread.start()
+            waiting = wait_until_waiting(monitor, pid)
+            sent = send(sender, sent_to)
+            thread.join()
+            check("read_multi_with_poll on %d queues wakes on a send to %s" % (len(waited_on), sent_to),
+                  waiting and result["rows"] == [(sent_to,)] and result["at"] - sent < 3,
+                  f"waiting {waiting}, rows {result['rows']}, {result['at'] - sent:.2f} s after the commit")
+    finally:
+        for conn in (sender, reader, monitor):
+            conn.close()
+
+
 def test_pacing():
     with psycopg.connect(dbname=DB_A, autocommit=True) as conn:
         conn.execute("SELECT pgmq.create('cond')")
@@ -350,6 +385,7 @@ def main():
         test_databases()
         test_pacing()
         test_resume()
+        test_read_multi()
         test_two_phase()
     finally:
         for db in (DB_A, DB_B):

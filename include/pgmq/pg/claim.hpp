@@ -35,6 +35,7 @@ struct ClaimRequest {
 	int64 max_deliveries;
 	Datum queue_name;
 	bool paused;                  // pgmq.pause: claim nothing (read again at each poll attempt)
+	bool policy_loaded;           // the fields above are set (by ClaimAttempt)
 	bool poll;                    // false: one attempt
 	core::PollSchedule schedule;  // when poll
 };
@@ -53,5 +54,16 @@ void DecodePollSchedule(FunctionCallInfo fcinfo, int max_poll_seconds_argno, int
 // Call after BeginRowsResult and the decoding; connects and finishes SPI
 // itself. May ereport.
 void Claim(FunctionCallInfo fcinfo, const ClaimRequest &request);
+
+// For a claim over several queues (read_multi): one attempt of a decoded
+// request, the queue's policy applied first; the rows it claimed are in
+// SPI_tuptable (NULL when the queue is paused). Requires SPI. May ereport.
+uint64 ClaimAttempt(ClaimRequest *request);
+
+// Calls attempt(context) until it returns true or the schedule ends,
+// waiting between calls until a send to one of the count queues commits or
+// the poll interval passes (core::PollPacer). Requires SPI. May ereport.
+void PollUntilClaimed(const core::PollSchedule &schedule, const QueueRef *queues, int count,
+                      bool (*attempt)(void *context), void *context);
 
 }  // namespace pgmq::pg

@@ -40,6 +40,9 @@ inline bool FindQueueQuietly(text *name, QueueRef *queue)
 // ReadQueueName, then requires the queue table to exist: ERROR
 // 'queue "x" does not exist' (42P01) otherwise.
 void ResolveQueue(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
+// The same for a name that is not an argument (an element of one); queue
+// points into name, which must outlive it.
+void ResolveQueueName(text *name, QueueRef *queue);
 
 // Takes upstream's transaction-scoped advisory lock for this queue name,
 // pg_advisory_xact_lock(hashtext('pgmq.queue_' || name)), with the name's

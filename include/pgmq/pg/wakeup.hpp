@@ -16,9 +16,11 @@ namespace pgmq::pg {
 // transaction callback that delivers wake-ups at commit.
 void InitWakeup();
 
-// Marks this backend as waiting on queue until the transaction ends or
-// StopWaiting is called.
-void StartWaiting(const QueueRef &queue);
+// Marks this backend as waiting on the count queues (more than eight: on
+// every queue of the database) until the transaction ends or StopWaiting is
+// called.
+void StartWaiting(const QueueRef *queues, int count);
+inline void StartWaiting(const QueueRef &queue) { StartWaiting(&queue, 1); }
 void StopWaiting();
 
 // Sleeps up to timeout_ms, or less when woken; returns whether it was woken
