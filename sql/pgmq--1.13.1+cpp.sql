@@ -533,6 +533,8 @@ CREATE TABLE pgmq.policies (
     deduplication_window INTERVAL,
     retention_max_age INTERVAL,
     retention_archive_max_age INTERVAL,
+    priority_levels INTEGER CHECK (priority_levels OPERATOR(pg_catalog.>=) 2
+                                   AND priority_levels OPERATOR(pg_catalog.<=) 10),
     paused_at TIMESTAMP WITH TIME ZONE,  -- pgmq.pause: reads return nothing until pgmq.resume
     updated_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL
 );
@@ -635,6 +637,14 @@ CREATE FUNCTION pgmq.clear_retention(queue_name TEXT) RETURNS void
 CREATE FUNCTION pgmq.apply_retention(queue_name TEXT) RETURNS BIGINT
     AS 'MODULE_PATHNAME', 'pgmq_apply_retention' LANGUAGE C;
 
+-- Priorities: reads take higher x-pgmq-priority first. set_priority builds
+-- the queue table's priority index, clear_priority drops it.
+CREATE FUNCTION pgmq.set_priority(queue_name TEXT, levels INTEGER) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_set_priority' LANGUAGE C;
+
+CREATE FUNCTION pgmq.clear_priority(queue_name TEXT) RETURNS void
+    AS 'MODULE_PATHNAME', 'pgmq_clear_priority' LANGUAGE C;
+
 -- Pause and resume (docs/delivery.md): while a queue is paused, sends are
 -- accepted and every read returns nothing. Its owner's, as its policies.
 CREATE FUNCTION pgmq.pause(queue_name TEXT) RETURNS void
@@ -648,7 +658,7 @@ CREATE FUNCTION pgmq.resume(queue_name TEXT) RETURNS void
 CREATE FUNCTION pgmq.list_policies()
     RETURNS TABLE (queue_name TEXT, dead_letter_queue TEXT, max_deliveries INTEGER, dead_lettered BIGINT,
                    retry_base_seconds INTEGER, retry_max_seconds INTEGER, deduplication_window INTERVAL,
-                   retention_max_age INTERVAL, retention_archive_max_age INTERVAL)
+                   retention_max_age INTERVAL, retention_archive_max_age INTERVAL, priority_levels INTEGER)
     AS 'MODULE_PATHNAME', 'pgmq_list_policies' LANGUAGE C;
 
 -------------------------------------------------------------------------------

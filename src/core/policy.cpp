@@ -31,6 +31,8 @@ PolicyColumns ColumnsOf(PolicyKind kind)
 		return {"deduplication_window", nullptr};
 	case PolicyKind::Retention:
 		return {"retention_max_age", "retention_archive_max_age"};
+	case PolicyKind::Priority:
+		return {"priority_levels", nullptr};
 	case PolicyKind::Pause:
 		return {"paused_at", nullptr};
 	}
@@ -40,7 +42,8 @@ PolicyColumns ColumnsOf(PolicyKind kind)
 // A row none of whose delivery policies is set (it may still pause the queue).
 constexpr const char *kNoDeliveryPolicy =
 	"p.dead_letter_queue IS NULL AND p.max_deliveries IS NULL AND p.retry_base_seconds IS NULL AND "
-	"p.deduplication_window IS NULL AND p.retention_max_age IS NULL AND p.retention_archive_max_age IS NULL";
+	"p.deduplication_window IS NULL AND p.retention_max_age IS NULL AND p.retention_archive_max_age IS NULL AND "
+	"p.priority_levels IS NULL";
 
 // Rows of `table` picked oldest first by `order`, at most $limit, skipping
 // rows other transactions hold.
@@ -91,8 +94,8 @@ std::string LoadPolicySql()
 {
 	return "SELECT p.queue_name::pg_catalog.text, p.dead_letter_queue::pg_catalog.text, p.max_deliveries, "
 	       "p.retry_base_seconds, p.retry_max_seconds, p.deduplication_window, p.retention_max_age, "
-	       "p.retention_archive_max_age, p.dead_letter_relid::pg_catalog.oid, p.paused_at IS NOT NULL "
-	       "FROM pgmq.policies AS p WHERE "
+	       "p.retention_archive_max_age, p.dead_letter_relid::pg_catalog.oid, p.paused_at IS NOT NULL, "
+	       "p.priority_levels FROM pgmq.policies AS p WHERE "
 	       "pg_catalog.lower(p.queue_name::pg_catalog.text COLLATE pg_catalog.\"C\") OPERATOR(pg_catalog.=) $1 AND "
 	       "p.queue_relid OPERATOR(pg_catalog.=) $2 LIMIT 1";
 }
@@ -203,8 +206,8 @@ std::string ListPoliciesSql()
 {
 	return "SELECT p.queue_name::pg_catalog.text, p.dead_letter_queue::pg_catalog.text, p.max_deliveries, "
 	       "p.retry_base_seconds, p.retry_max_seconds, p.deduplication_window, p.retention_max_age, "
-	       "p.retention_archive_max_age, p.queue_relid::pg_catalog.oid, p.dead_letter_relid::pg_catalog.oid "
-	       "FROM pgmq.policies AS p WHERE NOT (" + std::string(kNoDeliveryPolicy) + ") ORDER BY p.queue_name";
+	       "p.retention_archive_max_age, p.queue_relid::pg_catalog.oid, p.dead_letter_relid::pg_catalog.oid, "
+	       "p.priority_levels FROM pgmq.policies AS p WHERE NOT (" + std::string(kNoDeliveryPolicy) + ") ORDER BY p.queue_name";
 }
 
 std::string DeadLetteredCountSql(std::string_view dead_letter_table)

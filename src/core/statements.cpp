@@ -7,6 +7,7 @@
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/fifo.hpp"
 #include "pgmq/core/notify.hpp"
+#include "pgmq/core/priority.hpp"
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/topic.hpp"
 
@@ -61,6 +62,9 @@ constexpr ShapeRow kShapes[] = {
 	 {7, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}, true}},
 	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
 	{Statement::Peek, {2, {P::Int8, P::Int8}, true}},
+	{Statement::ReadPriority, {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8}, true}},
+	{Statement::ReadConditionalPriority, {5, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb, P::Int8}, true}},
+	{Statement::PopPriority, {3, {P::Timestamptz, P::Int8, P::Int8}, true}},
 	{Statement::ReadDeadLetter, kDeadLetterShape},
 	{Statement::ReadConditionalDeadLetter, kConditionalDeadLetterShape},
 	{Statement::ReadGroupedDeadLetter, kGroupedDeadLetterShape},
@@ -69,6 +73,8 @@ constexpr ShapeRow kShapes[] = {
 	{Statement::ReadGroupedRrIndexedDeadLetter, kGroupedDeadLetterShape},
 	{Statement::ReadGroupedHeadDeadLetter, kGroupedDeadLetterShape},
 	{Statement::ReadGroupedHeadIndexedDeadLetter, kGroupedDeadLetterShape},
+	{Statement::ReadPriorityDeadLetter, kDeadLetterShape},
+	{Statement::ReadConditionalPriorityDeadLetter, kConditionalDeadLetterShape},
 	{Statement::NotifyThrottle, {2, {P::Text, P::Timestamptz}}},
 	{Statement::SendTopic, {4, {P::Text, P::Jsonb, P::Jsonb, P::Timestamptz}}},
 	{Statement::SendBatchTopic, {4, {P::Text, P::JsonbArray, P::JsonbArray, P::Timestamptz}}},
@@ -88,9 +94,16 @@ static_assert(RowsInEnumOrder(), "kShapes rows must be in the order of enum Stat
 
 constexpr const char *kMessageColumns = "q.msg_id, q.read_ct, q.enqueued_at, q.last_read_at, q.vt, q.message, q.headers";
 constexpr const char *kEq = " OPERATOR(pg_catalog.=) ";
-// Claimed messages come back oldest first: the scan that claims them may
-// produce them in any order.
-constexpr const char *kOldestFirst = " SELECT * FROM claimed ORDER BY msg_id";
+// The order a claim picks and returns messages in: oldest first, or (a
+// queue with priorities) highest priority first, then oldest.
+std::string ClaimOrder(bool priority)
+{
+	return priority ? PriorityExpression("headers") + " DESC, msg_id" : "msg_id";
+}
+
+// Claimed messages come back in the claim's order: the scan that claims them
+// may produce them in any order.
+std::string InClaimOrder(bool priority) { return " SELECT * FROM claimed ORDER BY " + ClaimOrder(priority); }
 
 // The ids of the oldest visible messages at or after the queue's head (no
 // live message has a lower id: head_hint.hpp), skipping rows other
@@ -98,18 +111,26 @@ constexpr const char *kOldestFirst = " SELECT * FROM claimed ORDER BY msg_id";
 // the live rows do, instead of stepping over every deleted row a held
 // snapshot keeps. As an array sub-select it is planned once and claims its
 // rows by primary key, whatever the LIMIT.
-std::string PickVisible(const std::string &q, const char *qty_param, const char *head_param, const char *extra_filter)
+std::string PickVisible(const std::string &q, const char *qty_param, const char *head_param, const char *extra_filter,
+                        bool priority = false)
 {
 	return std::string(" WHERE q.msg_id") + kEq + "ANY (ARRAY(SELECT msg_id FROM " + q +
 	       " WHERE msg_id OPERATOR(pg_catalog.>=) " + head_param + " AND vt OPERATOR(pg_catalog.<=) $1" +
-	       extra_filter + " ORDER BY msg_id LIMIT " + qty_param + " FOR UPDATE SKIP LOCKED))";
+	       extra_filter + " ORDER BY " + ClaimOrder(priority) + " LIMIT " + qty_param + " FOR UPDATE SKIP LOCKED))";
 }
 
-std::string ReadSql(const std::string &q, const char *head_param, const char *extra_filter)
+std::string ReadSql(const std::string &q, const char *head_param, const char *extra_filter, bool priority = false)
 {
 	return "WITH claimed AS (UPDATE " + q +
 	       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1" +
-	       PickVisible(q, "$3", head_param, extra_filter) + " RETURNING " + kMessageColumns + ")" + kOldestFirst;
+	       PickVisible(q, "$3", head_param, extra_filter, priority) + " RETURNING " + kMessageColumns + ")" +
+	       InClaimOrder(priority);
+}
+
+std::string PopSql(const std::string &q, bool priority)
+{
+	return "WITH claimed AS (DELETE FROM " + q + " AS q" + PickVisible(q, "$2", "$3", "", priority) + " RETURNING " +
+	       kMessageColumns + ")" + InClaimOrder(priority);
 }
 
 std::string ArchiveSql(const std::string &q, const std::string &a, const char *match)
@@ -265,11 +286,14 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		return "INSERT INTO " + q + " AS q (vt, message, headers) SELECT $3, m.message, m.headers " +
 		       "FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) AS m(message, headers) RETURNING q.msg_id";
 	case Statement::Read:
-		return ReadSql(q, "$4", "");
+	case Statement::ReadPriority:
+		return ReadSql(q, "$4", "", statement == Statement::ReadPriority);
 	case Statement::ReadConditional:
-		return ReadSql(q, "$5", " AND message OPERATOR(pg_catalog.@>) $4");
+	case Statement::ReadConditionalPriority:
+		return ReadSql(q, "$5", " AND message OPERATOR(pg_catalog.@>) $4", statement == Statement::ReadConditionalPriority);
 	case Statement::Pop:
-		return "WITH claimed AS (DELETE FROM " + q + " AS q" + PickVisible(q, "$2", "$3", "") + returning + ")" + kOldestFirst;
+	case Statement::PopPriority:
+		return PopSql(q, statement == Statement::PopPriority);
 	case Statement::SetVt:
 		return "UPDATE " + q + " AS q SET vt = $2 WHERE q.msg_id" + kEq + "$1" + returning;
 	case Statement::SetVtBatch:
@@ -324,6 +348,8 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 	case Statement::ReadGroupedRrIndexedDeadLetter:
 	case Statement::ReadGroupedHeadDeadLetter:
 	case Statement::ReadGroupedHeadIndexedDeadLetter:
+	case Statement::ReadPriorityDeadLetter:
+	case Statement::ReadConditionalPriorityDeadLetter:
 		throw CoreError(ErrorKind::Internal, "a dead-letter claim needs its dead-letter queue (DeadLetterSql)");
 	case Statement::Count:
 		break;
@@ -350,8 +376,26 @@ Statement DeadLetterClaimOf(Statement claim)
 		return Statement::ReadGroupedHeadDeadLetter;
 	case Statement::ReadGroupedHeadIndexed:
 		return Statement::ReadGroupedHeadIndexedDeadLetter;
+	case Statement::ReadPriority:
+		return Statement::ReadPriorityDeadLetter;
+	case Statement::ReadConditionalPriority:
+		return Statement::ReadConditionalPriorityDeadLetter;
 	default:
 		return Statement::Count;
+	}
+}
+
+Statement PriorityClaimOf(Statement claim)
+{
+	switch (claim) {
+	case Statement::Read:
+		return Statement::ReadPriority;
+	case Statement::ReadConditional:
+		return Statement::ReadConditionalPriority;
+	case Statement::Pop:
+		return Statement::PopPriority;
+	default:
+		return claim;
 	}
 }
 
@@ -360,17 +404,22 @@ std::string DeadLetterSql(Statement claim, std::string_view queue_table, std::st
 	const std::string q = QualifiedTable(queue_table);
 	switch (claim) {
 	case Statement::ReadDeadLetter:
-	case Statement::ReadConditionalDeadLetter: {
-		const bool conditional = claim == Statement::ReadConditionalDeadLetter;
+	case Statement::ReadConditionalDeadLetter:
+	case Statement::ReadPriorityDeadLetter:
+	case Statement::ReadConditionalPriorityDeadLetter: {
+		const bool conditional =
+			claim == Statement::ReadConditionalDeadLetter || claim == Statement::ReadConditionalPriorityDeadLetter;
+		const bool priority =
+			claim == Statement::ReadPriorityDeadLetter || claim == Statement::ReadConditionalPriorityDeadLetter;
 		const char *filter = conditional ? " AND message OPERATOR(pg_catalog.@>) $6" : "";
 		// The plain read's pick (PickVisible), once (a CTE used twice is
 		// materialized), then the move and the claim.
 		return "WITH picked AS (SELECT q.msg_id FROM " + q + " AS q" +
-		       PickVisible(q, "$3", conditional ? "$7" : "$6", filter) + "), " +
+		       PickVisible(q, "$3", conditional ? "$7" : "$6", filter, priority) + "), " +
 		       DeadLetterMoveSql(q, dead_letter_table, "picked") + ", claimed AS (UPDATE " + q +
 		       " AS q SET vt = $2, read_ct = q.read_ct OPERATOR(pg_catalog.+) 1, last_read_at = $1 FROM picked AS p " +
 		       "WHERE q.msg_id" + kEq + "p.msg_id AND q.read_ct OPERATOR(pg_catalog.<) $4 RETURNING " + kMessageColumns +
-		       ")" + kOldestFirst;
+		       ")" + InClaimOrder(priority);
 	}
 	case Statement::ReadGroupedDeadLetter:
 	case Statement::ReadGroupedIndexedDeadLetter:

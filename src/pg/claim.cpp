@@ -33,6 +33,7 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	// Only read and the conditional read start at the queue's head.
 	const bool from_head =
 	    request.statement == core::Statement::Read || request.statement == core::Statement::ReadConditional;
+	const core::Statement statement = request.priority ? core::PriorityClaimOf(request.statement) : request.statement;
 	const Datum head = Int64GetDatum(from_head ? ScanStart(request.queue, now) : PG_INT64_MIN);
 	// read: ($1 now, $2 vt, $3 qty, $4 head); conditional: ($4 condition,
 	// $5 head); FIFO reads take the first three.
@@ -40,7 +41,7 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	                   Int64GetDatum(request.qty), conditional ? PointerGetDatum(request.condition) : head, head};
 	const char nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	if (!request.dead_letter)
-		return ExecutePlan(PlanFor(request.queue, request.statement), values, nulls);
+		return ExecutePlan(PlanFor(request.queue, statement), values, nulls);
 	// A queue with a dead-letter policy claims with the statement that also
 	// moves the rows at the delivery limit: ($4 max deliveries, $5 queue
 	// name[, $6 condition], head last; grouped reads take five).
@@ -49,7 +50,7 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	values[5] = conditional ? PointerGetDatum(request.condition) : head;
 	values[6] = head;
 	Oid dead_letter_relid;
-	SPIPlanPtr plan = DeadLetterPlan(request.queue, core::DeadLetterClaimOf(request.statement), &dead_letter_relid);
+	SPIPlanPtr plan = DeadLetterPlan(request.queue, core::DeadLetterClaimOf(statement), &dead_letter_relid);
 	// The move inserts into the dead-letter queue: announced as a send there.
 	BeginSend(dead_letter_relid);
 	return ExecutePlan(plan, values, nulls);
@@ -65,6 +66,7 @@ void ApplyPolicy(ClaimRequest *request, bool fresh = false)
 	else
 		LoadPolicy(request->queue, &policy);
 	request->paused = policy.paused;
+	request->priority = policy.priority_levels > 0;
 	request->dead_letter = policy.dead_letter && core::DeadLetterClaimOf(request->statement) != core::Statement::Count;
 	if (!request->dead_letter)
 		return;
@@ -139,6 +141,7 @@ void DecodeClaim(FunctionCallInfo fcinfo, core::Statement statement, ClaimReques
 	request->max_deliveries = 0;
 	request->queue_name = Datum(0);
 	request->paused = false;
+	request->priority = false;
 	request->policy_loaded = false;
 	request->poll = false;
 	request->schedule = core::PollSchedule{};

@@ -1,12 +1,14 @@
 // src/pg/entry_policy.cpp
 // Delivery policies (docs/delivery.md): set_/clear_dead_letter_queue,
 // set_/clear_retry_backoff, set_/clear_deduplication, set_/clear_retention,
-// pause/resume, retry, redrive, apply_retention, list_policies, and
-// _may_send (the row policy of pgmq.deduplication). A policy is a row of
-// pgmq.policies that only the queue's owner may write (RLS, as pgmq.meta);
-// every change invalidates the queue table's relcache entry, so each backend
-// reads the policy again (policy_cache.hpp) once the change commits.
+// set_/clear_priority, pause/resume, retry, redrive, apply_retention,
+// list_policies, and _may_send (the row policy of pgmq.deduplication). A
+// policy is a row of pgmq.policies that only the queue's owner may write
+// (RLS, as pgmq.meta); every change invalidates the queue table's relcache
+// entry, so each backend reads the policy again (policy_cache.hpp) once the
+// change commits.
 #include "pgmq/core/policy.hpp"
+#include "pgmq/core/priority.hpp"
 #include "pgmq/core/queue_name.hpp"
 
 #include "pgmq/pg/executor.hpp"
@@ -75,9 +77,9 @@ void WritePolicy(const QueueRef &queue, core::PolicyKind kind, Oid type3, Datum 
 	Datum values[5] = {MetaName(queue), ObjectIdGetDatum(queue.queue_relid), value3, value4,
 	                   ObjectIdGetDatum(dead_letter_relid)};
 	const char nulls[5] = {' ', ' ', NullFlag(null3), NullFlag(null4), ' '};
-	const int nargs = kind == core::PolicyKind::DeadLetter                                         ? 5
-	                  : kind == core::PolicyKind::Deduplication || kind == core::PolicyKind::Pause ? 3
-	                                                                                               : 4;
+	const bool one_value = kind == core::PolicyKind::Deduplication || kind == core::PolicyKind::Priority ||
+	                       kind == core::PolicyKind::Pause;
+	const int nargs = kind == core::PolicyKind::DeadLetter ? 5 : one_value ? 3 : 4;
 	RunCore([&] {
 		ExecuteOnce(core::DeleteStalePolicySql(), 2, types, values);
 		ExecuteOnce(core::SetPolicySql(kind), nargs, types, values, nulls);
@@ -101,6 +103,8 @@ Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind, bool wake_read
 		// Without the policy nothing would expire them.
 		if (kind == core::PolicyKind::Deduplication)
 			ExecuteOnce(core::DeleteDeduplicationSql(), 1, types, values);
+		if (kind == core::PolicyKind::Priority)
+			ExecuteOnce(core::DropPriorityIndexSql(queue.queue_table));
 	});
 	CacheInvalidateRelcacheByRelid(queue.queue_relid);
 	if (wake_readers)
@@ -193,6 +197,28 @@ PGMQ_FUNCTION(pgmq_set_deduplication)
 	SpiFinish();
 	PG_RETURN_VOID();
 }
+
+// set_priority(queue_name text, levels integer): reads take the messages
+// with the highest x-pgmq-priority first; sends check the header. Builds the
+// queue table's priority index (it waits for, and blocks, writes meanwhile).
+PGMQ_FUNCTION(pgmq_set_priority)
+{
+	QueueRef queue;
+	ResolveOwnQueue(fcinfo, &queue);
+	RequireArgument(fcinfo, 1, "levels");
+	const int32 levels = PG_GETARG_INT32(1);
+	RunCore([levels] { core::CheckPriorityLevels(levels); });
+	VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
+	SpiConnect();
+	RunCore([&] { ExecuteOnce(core::CreatePriorityIndexSql(queue.queue_table)); });
+	WritePolicy(queue, core::PolicyKind::Priority, INT4OID, Int32GetDatum(levels), false, INT4OID, Datum(0), true);
+	SpiFinish();
+	PG_RETURN_VOID();
+}
+
+// clear_priority(queue_name text): reads are oldest first again; drops the
+// priority index.
+PGMQ_FUNCTION(pgmq_clear_priority) { return ClearPolicy(fcinfo, core::PolicyKind::Priority); }
 
 // pause(queue_name text): until resume, every read of the queue returns
 // nothing; sends are accepted. Reads that started before the pause
@@ -360,9 +386,9 @@ PGMQ_FUNCTION(pgmq_list_policies)
 	uint64 rows = 0;
 	RunCore([&] { rows = ExecuteOnce(core::ListPoliciesSql()); });
 	SPITupleTable *policies = SPI_tuptable;
-	constexpr int kColumns = 10;
+	constexpr int kColumns = 11;
 	const Oid types[kColumns] = {TEXTOID,     TEXTOID,     INT4OID, INT4OID, INT4OID, INTERVALOID,
-	                             INTERVALOID, INTERVALOID, OIDOID,  OIDOID};
+	                             INTERVALOID, INTERVALOID, OIDOID,  OIDOID,  INT4OID};
 	for (int c = 0; c < kColumns; c++)
 		RequireColumnType(policies->tupdesc, c + 1, types[c], "policies");
 	for (uint64 i = 0; i < rows; i++) {
@@ -373,14 +399,15 @@ PGMQ_FUNCTION(pgmq_list_policies)
 		QueueRef queue;
 		if (!FindQueueQuietly(DatumGetTextPP(row[0]), &queue) || queue.queue_relid != DatumGetObjectId(row[8]))
 			continue;
-		Datum values[9];
-		bool nulls[9];
+		Datum values[10];
+		bool nulls[10];
 		values[0] = row[0], nulls[0] = row_nulls[0];
 		values[1] = row[1], nulls[1] = row_nulls[1];
 		values[2] = row[2], nulls[2] = row_nulls[2];
 		values[3] = Datum(0), nulls[3] = true;
 		for (int c = 3; c < 8; c++)
 			values[c + 1] = row[c], nulls[c + 1] = row_nulls[c];
+		values[9] = row[10], nulls[9] = row_nulls[10];
 		QueueRef dead_letter;
 		if (!row_nulls[1] && !row_nulls[9] && FindQueueQuietly(DatumGetTextPP(row[1]), &dead_letter) &&
 		    dead_letter.queue_relid == DatumGetObjectId(row[9]))

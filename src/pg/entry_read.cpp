@@ -85,7 +85,8 @@ PGMQ_FUNCTION(pgmq_pop)
 		return Datum(0);
 	}
 	Datum values[3] = {TimestampTzGetDatum(now), Int64GetDatum(qty), Int64GetDatum(ScanStart(queue, now))};
-	if (ExecutePlan(PlanFor(queue, core::Statement::Pop), values, nulls) > 0)
+	const core::Statement statement = policy.priority_levels > 0 ? core::Statement::PopPriority : core::Statement::Pop;
+	if (ExecutePlan(PlanFor(queue, statement), values, nulls) > 0)
 		EmitRows(fcinfo, queue.queue_table);
 	SpiFinish();
 	return Datum(0);

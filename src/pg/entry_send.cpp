@@ -9,6 +9,7 @@
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/priority.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/stream_result.hpp"
@@ -35,6 +36,8 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 	BeginSend(queue.queue_relid);
 	QueuePolicy policy;
 	LoadPolicy(queue, &policy);
+	if (policy.priority_levels > 0 && !headers_null)
+		CheckPriorityHeader(DatumGetJsonbP(values[1]), policy.priority_levels);
 	if (policy.deduplication && !headers_null && HasDeduplicationId(DatumGetJsonbP(values[1]))) {
 		SendDeduplicated(fcinfo, queue, policy, values, nulls);
 	} else {
@@ -68,6 +71,8 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 	BeginSend(queue.queue_relid);
 	QueuePolicy policy;
 	LoadPolicy(queue, &policy);
+	if (policy.priority_levels > 0)
+		CheckPriorityHeaders(headers, policy.priority_levels);
 	if (policy.deduplication && headers) {
 		SendBatchDeduplicated(fcinfo, queue, policy, values, nulls);
 	} else {

@@ -35,7 +35,7 @@ namespace pgmq::pg {
 namespace {
 
 constexpr int kDeadLetterClaims =
-	static_cast<int>(core::Statement::ReadGroupedHeadIndexedDeadLetter) - static_cast<int>(core::Statement::ReadDeadLetter) + 1;
+	static_cast<int>(core::Statement::ReadConditionalPriorityDeadLetter) - static_cast<int>(core::Statement::ReadDeadLetter) + 1;
 
 struct PolicyEntry {
 	char queue_table[NAMEDATALEN];  // key, must be first
@@ -147,6 +147,7 @@ void ReadPolicy(const QueueRef &queue, PolicyEntry *entry)
 	const Oid pinned = DatumGetObjectId(ResultValue(0, 9, OIDOID, &pinned_null));
 	bool paused_null = true;
 	policy->paused = DatumGetBool(ResultValue(0, 10, BOOLOID, &paused_null)) && !paused_null;
+	Int4Column(11, &policy->priority_levels);
 	SPI_freetuptable(SPI_tuptable);
 	if (!policy->dead_letter)
 		return;

@@ -196,6 +196,19 @@ def int8_arrays():
     ]
 
 
+def text_arrays():
+    """Arrays of queue names (read_multi): each bad name of names() alone,
+    and arrays that are bad as arrays."""
+    return [("[%s]" % label, [value]) for label, value in names() if value is not None] + [
+        ("empty", []),
+        ("NULL among", ["victim", None]),
+        ("two dimensions", [["victim"], ["victim"]]),
+        ("one missing", ["victim", "no_such_queue"]),
+        ("the same queue in many spellings", ["victim", "VICTIM", "Victim"]),
+        ("10k names", ["victim"] * 10_000),
+    ]
+
+
 def timestamps():
     return [
         ("infinity", "infinity"),
@@ -240,6 +253,7 @@ BAD_VALUES = {
     "boolean": booleans,
     "jsonb": jsonbs,
     "jsonb[]": jsonb_arrays,
+    "text[]": text_arrays,
     "bigint[]": int8_arrays,
     "timestamp with time zone": timestamps,
     "interval": intervals,
@@ -287,6 +301,7 @@ GOOD_BY_NAME = {
     "source": "victim",
     "target": "victim_dlq",
     "after_msg_id": 0,
+    "levels": 3,
 }
 # A plain queue cannot become partitioned: create_partitioned gets a queue of
 # its own, created by its first call and found again by the later ones.
@@ -299,6 +314,7 @@ GOOD_BY_TYPE = {
     "jsonb": '{"h": 1}',
     "jsonb[]": ['{"h": 1}', '{"h": 2}'],
     "bigint[]": [1, 2],
+    "text[]": ["victim", "victim_dlq"],
     "timestamp with time zone": "2000-01-01 00:00:00+00",
     "interval": "1 hour",
     "regclass": "pgmq.q_victim",
@@ -560,7 +576,7 @@ ARCHIVE_COLUMNS = QUEUE_COLUMNS[1:] + [("msg_id", "integer"), ("archived_at", "t
 TABLE_FUNCTIONS = {"read", "read_with_poll", "pop", "set_vt", "read_grouped", "read_grouped_with_poll",
                    "read_grouped_rr", "read_grouped_rr_with_poll", "read_grouped_head",
                    "read_grouped_head_with_poll", "send", "send_batch", "delete", "archive", "metrics",
-                   "peek", "unarchive"}
+                   "peek", "unarchive", "set_priority"}
 ARCHIVE_FUNCTIONS = {"archive", "unarchive"}
 SHAPE_SQLSTATES = {"42804", "42703", "42809", "42P16"}
 

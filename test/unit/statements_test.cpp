@@ -48,9 +48,11 @@ std::string Name(Statement s)
 		"Send", "SendBatch", "Read", "ReadConditional", "Pop", "SetVt", "SetVtBatch", "Delete", "DeleteBatch",
 		"Archive", "ArchiveBatch", "Metrics", "ReadGrouped", "ReadGroupedIndexed", "ReadGroupedRr",
 		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "LiveHead", "RecentSend",
-		"SendDeduplicated", "SendBatchDeduplicated", "Retry", "Peek", "ReadDeadLetter", "ReadConditionalDeadLetter",
+		"SendDeduplicated", "SendBatchDeduplicated", "Retry", "Peek", "ReadPriority", "ReadConditionalPriority",
+		"PopPriority", "ReadDeadLetter", "ReadConditionalDeadLetter",
 		"ReadGroupedDeadLetter", "ReadGroupedIndexedDeadLetter", "ReadGroupedRrDeadLetter",
 		"ReadGroupedRrIndexedDeadLetter", "ReadGroupedHeadDeadLetter", "ReadGroupedHeadIndexedDeadLetter",
+		"ReadPriorityDeadLetter", "ReadConditionalPriorityDeadLetter",
 		"NotifyThrottle", "SendTopic", "SendBatchTopic", "NotifyState",
 	};
 	const auto index = static_cast<std::size_t>(s);
@@ -60,7 +62,7 @@ std::string Name(Statement s)
 // Statements that are not about one queue: they ignore the table names.
 bool PerQueue(Statement s)
 {
-	static_assert(static_cast<int>(Statement::Count) == 36, "name the new statement in Name()");
+	static_assert(static_cast<int>(Statement::Count) == 41, "name the new statement in Name()");
 	return s != Statement::NotifyThrottle && s != Statement::SendTopic && s != Statement::SendBatchTopic &&
 	       s != Statement::NotifyState;
 }
@@ -90,11 +92,12 @@ bool IsGroupRead(Statement s)
 // key and its default, and the ms -> s divisor of the notify throttle.
 // The policies' header names and the keys of x-pgmq-dead-letter, the empty
 // object that stands in for missing headers, 'object' (jsonb_typeof), and the
-// base and the exponent cap of the retry backoff.
+// base and the exponent cap of the retry backoff; the priority header, the
+// JSON type it must have and the highest priority.
 const std::set<std::string> kConstants = {"'x-pgmq-group'", "'_default_fifo_group'", "1000.0",
                                           "'x-pgmq-deduplication-id'", "'x-pgmq-dead-letter'", "'queue'", "'msg_id'",
                                           "'read_ct'", "'enqueued_at'", "'moved_at'", "'headers'", "'object'", "'{}'",
-                                          "2", "62"};
+                                          "2", "62", "'x-pgmq-priority'", "'number'", "9"};
 
 bool Contains(const std::string &haystack, const std::string &needle)
 {
@@ -198,6 +201,9 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		 {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}},
 		{Statement::Retry, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}},
 		{Statement::Peek, {P::Int8, P::Int8}},
+		{Statement::ReadPriority, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8}},
+		{Statement::ReadConditionalPriority, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb, P::Int8}},
+		{Statement::PopPriority, {P::Timestamptz, P::Int8, P::Int8}},
 		{Statement::ReadDeadLetter, kReadDeadLetter},
 		{Statement::ReadConditionalDeadLetter, kConditionalDeadLetter},
 		{Statement::ReadGroupedDeadLetter, kDeadLetter},
@@ -206,6 +212,8 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		{Statement::ReadGroupedRrIndexedDeadLetter, kDeadLetter},
 		{Statement::ReadGroupedHeadDeadLetter, kDeadLetter},
 		{Statement::ReadGroupedHeadIndexedDeadLetter, kDeadLetter},
+		{Statement::ReadPriorityDeadLetter, kReadDeadLetter},
+		{Statement::ReadConditionalPriorityDeadLetter, kConditionalDeadLetter},
 	};
 	// A new statement needs its documented shape here.
 	ASSERT_EQ(sizeof expected / sizeof expected[0], AllStatements().size()) << "statements.hpp has new statements";

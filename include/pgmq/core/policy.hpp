@@ -36,21 +36,22 @@ double BackoffJitter(double uniform01);
 // dead_letter_queue, max_deliveries, retry_base_seconds, retry_max_seconds,
 // deduplication_window, retention_max_age, retention_archive_max_age,
 // dead_letter_relid (the dead-letter queue's table when it was set),
-// paused (boolean).
+// paused (boolean), priority_levels.
 std::string LoadPolicySql();
 
 // ($1 queue name, any ASCII case) -> the queue's name as pgmq.meta has it.
 std::string MetaQueueNameSql();
 
 // Which policy a set_*/clear_* call changes.
-enum class PolicyKind { DeadLetter, RetryBackoff, Deduplication, Retention, Pause };
+enum class PolicyKind { DeadLetter, RetryBackoff, Deduplication, Retention, Priority, Pause };
 
 // Upsert of one policy's columns of a queue's row: ($1 queue name as in
 // meta, $2 the queue table (regclass), $3, $4 the policy's values).
 // DeadLetter: ($3 dead-letter queue text, $4 max deliveries int4, $5 the
 // dead-letter queue's table); RetryBackoff: ($3 base int4, $4 max int4);
 // Deduplication: ($3 window interval); Retention: ($3 max_age interval, $4
-// archive_max_age interval); Pause: ($3 paused_at timestamptz).
+// archive_max_age interval); Priority: ($3 levels int4); Pause: ($3
+// paused_at timestamptz).
 std::string SetPolicySql(PolicyKind kind);
 
 // Before SetPolicySql: the rows of queue $1 (any ASCII case) written for
@@ -90,7 +91,7 @@ std::string DeduplicatedResolveSql(std::string_view queue_table);
 std::string DeleteDeduplicationSql();
 
 // Every policy row but a pause alone, by queue name (the columns of LoadPolicySql, then
-// queue_relid and dead_letter_relid); and the number of messages of queue $1
+// queue_relid and dead_letter_relid, then priority_levels); and the number of messages of queue $1
 // waiting in pgmq.<dead_letter_table>.
 std::string ListPoliciesSql();
 std::string DeadLetteredCountSql(std::string_view dead_letter_table);

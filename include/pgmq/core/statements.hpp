@@ -44,6 +44,11 @@ enum class Statement : unsigned char {
 	SendBatchDeduplicated,  // SendBatch + ($4..$7 as above) -> (msg_id, raced, dedup id) per element
 	Retry,                  // ($1 msg_id, $2 now, $3 base s, $4 max s, $5 jitter factor) -> message row
 	Peek,             // ($1 after msg_id, $2 qty) -> message rows in msg_id order, untouched
+	// Read, ReadConditional and Pop of a queue with priorities (priority.hpp):
+	// the same parameters, highest priority first, then lowest msg_id.
+	ReadPriority,
+	ReadConditionalPriority,
+	PopPriority,
 	// Dead-letter claims: ($1 now, $2 new vt, $3 qty, $4 max deliveries, $5 source
 	// queue name[, $6 condition]) and, for the two plain reads, last, the head
 	// (as Read); their SQL names the dead-letter queue's table too
@@ -56,6 +61,8 @@ enum class Statement : unsigned char {
 	ReadGroupedRrIndexedDeadLetter,
 	ReadGroupedHeadDeadLetter,
 	ReadGroupedHeadIndexedDeadLetter,
+	ReadPriorityDeadLetter,
+	ReadConditionalPriorityDeadLetter,
 	// Not per queue (IsPerQueue false: their plan-cache entry is the statement's own):
 	NotifyThrottle,   // ($1 queue name, $2 now) -> one row when the throttle was stamped (notify.hpp)
 	SendTopic,        // ($1 routing key, $2 msg, $3 headers, $4 vt) -> queues sent to (topic.hpp)
@@ -66,12 +73,12 @@ enum class Statement : unsigned char {
 
 // Whether the statement reads or writes one queue's tables (and so is
 // prepared per queue); the others are listed after the dead-letter claims.
-constexpr bool IsPerQueue(Statement statement) { return statement <= Statement::ReadGroupedHeadIndexedDeadLetter; }
+constexpr bool IsPerQueue(Statement statement) { return statement <= Statement::ReadConditionalPriorityDeadLetter; }
 
 // Whether the statement is a dead-letter claim (its SQL: core::DeadLetterSql).
 constexpr bool IsDeadLetterClaim(Statement statement)
 {
-	return statement >= Statement::ReadDeadLetter && statement <= Statement::ReadGroupedHeadIndexedDeadLetter;
+	return statement >= Statement::ReadDeadLetter && statement <= Statement::ReadConditionalPriorityDeadLetter;
 }
 
 constexpr int kMaxStatementParams = 7;
@@ -109,6 +116,11 @@ std::string DeadLetterMoveSql(const std::string &q, std::string_view dead_letter
 
 // The dead-letter claim statement of a claim statement, or Count when it has none.
 Statement DeadLetterClaimOf(Statement claim);
+
+// The claim of a queue with priorities for a claim statement (Read,
+// ReadConditional, Pop), or the statement itself (FIFO group reads keep
+// their order).
+Statement PriorityClaimOf(Statement claim);
 
 }  // namespace pgmq::core
 

@@ -35,6 +35,7 @@ struct ClaimRequest {
 	int64 max_deliveries;
 	Datum queue_name;
 	bool paused;                  // pgmq.pause: claim nothing (read again at each poll attempt)
+	bool priority;                // set_priority: claim with core::PriorityClaimOf(statement)
 	bool policy_loaded;           // the fields above are set (by ClaimAttempt)
 	bool poll;                    // false: one attempt
 	core::PollSchedule schedule;  // when poll

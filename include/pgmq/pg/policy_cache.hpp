@@ -35,6 +35,7 @@ struct QueuePolicy {
 	bool archive_retention;            // retention_archive_max_age set
 	Interval retention_archive_max_age;
 	bool paused;                       // pgmq.pause: every read returns nothing
+	int32 priority_levels;             // set_priority: reads take higher priorities first; 0: off
 };
 
 // Whether this database's pgmq has the policy tables (pgmq.policies and
