@@ -14,20 +14,29 @@ BEGIN;
 -- Only the system's operators and functions, and the ones named with their schema.
 SET LOCAL search_path = pg_catalog, pg_temp;
 
--- 0. Upstream cannot pause a queue: a paused queue would start delivering
--- the moment upstream's files are in. Stop here instead, naming them.
-DO $paused$
+-- 0. Upstream can neither pause a queue nor order it by priority: a paused
+-- queue would start delivering the moment upstream's files are in, and a
+-- queue with priorities would silently become oldest first. Stop here
+-- instead, naming them.
+DO $unsupported$
 DECLARE
     paused text := (SELECT string_agg(p.queue_name, ', ' ORDER BY p.queue_name)
                       FROM pgmq.policies AS p WHERE p.paused_at IS NOT NULL);
+    prioritized text := (SELECT string_agg(p.queue_name, ', ' ORDER BY p.queue_name)
+                           FROM pgmq.policies AS p WHERE p.priority_levels IS NOT NULL);
 BEGIN
     IF paused IS NOT NULL THEN
         RAISE EXCEPTION 'paused queues: %', paused
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Upstream pgmq cannot pause a queue: resume them first (SELECT pgmq.resume(name)).';
     END IF;
+    IF prioritized IS NOT NULL THEN
+        RAISE EXCEPTION 'queues with priorities: %', prioritized
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Upstream pgmq reads oldest first: clear them first (SELECT pgmq.clear_priority(name)).';
+    END IF;
 END
-$paused$;
+$unsupported$;
 
 -- 1. The rows of the configuration tables, which DROP EXTENSION drops.
 CREATE TEMPORARY TABLE switch_meta ON COMMIT DROP AS

@@ -30,9 +30,10 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 		return 0;
 	}
 	const bool conditional = request.condition != nullptr;
-	// Only read and the conditional read start at the queue's head.
-	const bool from_head =
-	    request.statement == core::Statement::Read || request.statement == core::Statement::ReadConditional;
+	// Only read and the conditional read start at the queue's head; a read
+	// by priority scans the priority index, where the head saves nothing.
+	const bool from_head = !request.priority && (request.statement == core::Statement::Read ||
+	                                             request.statement == core::Statement::ReadConditional);
 	const core::Statement statement = request.priority ? core::PriorityClaimOf(request.statement) : request.statement;
 	const Datum head = Int64GetDatum(from_head ? ScanStart(request.queue, now) : PG_INT64_MIN);
 	// read: ($1 now, $2 vt, $3 qty, $4 head); conditional: ($4 condition,

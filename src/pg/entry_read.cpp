@@ -84,8 +84,11 @@ PGMQ_FUNCTION(pgmq_pop)
 		SpiFinish();
 		return Datum(0);
 	}
-	Datum values[3] = {TimestampTzGetDatum(now), Int64GetDatum(qty), Int64GetDatum(ScanStart(queue, now))};
-	const core::Statement statement = policy.priority_levels > 0 ? core::Statement::PopPriority : core::Statement::Pop;
+	// A pop by priority scans the priority index: the head saves nothing there.
+	const bool priority = policy.priority_levels > 0;
+	Datum values[3] = {TimestampTzGetDatum(now), Int64GetDatum(qty),
+	                   Int64GetDatum(priority ? PG_INT64_MIN : ScanStart(queue, now))};
+	const core::Statement statement = priority ? core::Statement::PopPriority : core::Statement::Pop;
 	if (ExecutePlan(PlanFor(queue, statement), values, nulls) > 0)
 		EmitRows(fcinfo, queue.queue_table);
 	SpiFinish();

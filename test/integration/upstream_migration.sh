@@ -453,8 +453,14 @@ for rel in $RELEASES; do
     fi
     check "$DB" "back: refused while paused, still this extension" "
       SELECT extversion = '1.13.1+cpp' FROM pg_extension WHERE extname = 'pgmq'"
-    psql -X -q -d "$DB" -c "SELECT pgmq.resume('sw_plain')" >/dev/null
-    say "ok: back: a paused queue stops the switch, naming it"
+    psql -X -q -d "$DB" -c "SELECT pgmq.resume('sw_plain')" -c "SELECT pgmq.set_priority('sw_plain', 3)" >/dev/null
+    if psql -X -q -d "$DB" -v upstream_version=1.13.1 -f "$repo/scripts/switch_to_upstream.sql" \
+      >"$work/back-priority.log" 2>&1 || ! grep -q 'queues with priorities: sw_plain' "$work/back-priority.log"; then
+      cat "$work/back-priority.log"
+      fail "back: a queue with priorities did not stop scripts/switch_to_upstream.sql"
+    fi
+    psql -X -q -d "$DB" -c "SELECT pgmq.clear_priority('sw_plain')" >/dev/null
+    say "ok: back: a paused queue, and one with priorities, stop the switch, naming them"
     snapshot "$DB" >"$work/ours.txt"
     psql -X -q -d "$DB" -v upstream_version=1.13.1 -f "$repo/scripts/switch_to_upstream.sql" \
       >"$work/back.log" 2>&1 || {
