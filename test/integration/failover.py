@@ -20,7 +20,8 @@ It makes its own clusters, with the binaries of the server under test
      flight when its connection died;
   3. on the standby, while it is one: metrics, metrics_all (which leaves
      out the unlogged queue), list_queues, partition_status and
-     list_policies answer; send, send_batch, read, read_with_poll, pop,
+     list_policies answer, and so does peek; send, send_batch, read,
+     read_with_poll, pop, read_multi, move, unarchive, pause, set_priority,
      delete, archive, set_vt, read_grouped, send_topic, create, drop_queue,
      set_retention and purge_queue fail with SQLSTATE 25006, on logged and
      unlogged queues alike, and the session goes on; no pgmq maintenance
@@ -694,12 +695,23 @@ def check_standby(primary, standby, log_start):
         check("standby: list_policies() answers", [p[:3] for p in policies] == [("dl_src", "dl_dead", 2),
                                                                                 ("retained", None, None)],
               str(policies))
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        peeked = [r[0] for r in conn.execute("SELECT msg_id FROM pgmq.peek('plain', 5)").fetchall()]
+        first = [r[0] for r in conn.execute("SELECT msg_id FROM pgmq.q_plain ORDER BY msg_id LIMIT 5").fetchall()]
+        conn.execute("COMMIT")
+        check("standby: peek('plain') answers, the table's first messages", peeked == first and len(first) > 0,
+              f"peek {peeked}, table {first}")
         for what, sql in [
             ("send", "SELECT pgmq.send('plain', '{\"standby\": 1}')"),
             ("send_batch", "SELECT pgmq.send_batch('plain', ARRAY['{}']::jsonb[])"),
             ("read", "SELECT * FROM pgmq.read('plain', 30, 1)"),
             ("read_with_poll", "SELECT * FROM pgmq.read_with_poll('plain', 30, 1, 1, 100)"),
             ("pop", "SELECT * FROM pgmq.pop('plain')"),
+            ("read_multi", "SELECT * FROM pgmq.read_multi(ARRAY['plain', 'polled'], 30, 1)"),
+            ("move", "SELECT * FROM pgmq.move('plain', 'polled', ARRAY[1::bigint])"),
+            ("unarchive", "SELECT * FROM pgmq.unarchive('plain', ARRAY[1::bigint])"),
+            ("pause", "SELECT pgmq.pause('plain')"),
+            ("set_priority", "SELECT pgmq.set_priority('plain', 3)"),
             ("delete", "SELECT pgmq.delete('plain', 1::bigint)"),
             ("archive", "SELECT pgmq.archive('plain', 1::bigint)"),
             ("read on the dead-letter queue's source", "SELECT * FROM pgmq.read('dl_src', 30, 1)"),
