@@ -5,7 +5,8 @@ message, whatever sessions, roles, rollbacks and plain SQL do around them.
 
 Several sessions, as three roles owning or sharing four queues (one with a
 dead-letter policy), run random transactions of send, send_batch, read, pop,
-delete, archive, set_vt, dead-letter moves, plain-SQL inserts into queue
+delete, archive, set_vt, unarchive (old ids, below the head), move,
+dead-letter moves, plain-SQL inserts into queue
 tables (new ids, and archived messages put back with their old ids), with
 savepoints rolled back to, whole-transaction rollbacks and prepared
 transactions, with the head's refresh and rescan intervals at 0 and then at
@@ -124,8 +125,9 @@ class Session:
         outpace producers, so queues stay short and heads keep moving."""
         rnd, c = self.rnd, self.conn
         q = rnd.choice(self.queues)
-        kind = rnd.choices(["send", "batch", "read", "read+delete", "pop", "delete", "archive", "set_vt"],
-                           [3, 1, 2, 4, 3, 1, 1, 1])[0]
+        kind = rnd.choices(["send", "batch", "read", "read+delete", "pop", "delete", "archive", "set_vt",
+                            "unarchive", "move"],
+                           [3, 1, 2, 4, 3, 1, 1, 1, 1, 1])[0]
         # Short delays and leases: they end within the run, never hold a head.
         delay = 0 if rnd.random() < 0.9 else 1
         if kind == "send":
@@ -143,6 +145,17 @@ class Session:
                 read_ids.extend((q, i) for i in ids)
         elif kind == "pop":
             c.execute("SELECT * FROM pgmq.pop(%s, %s)", (q, rnd.randint(1, 3)))
+        elif kind == "unarchive":
+            # Old ids, below the head: visible at once, no rescan needed.
+            # Archives are their owner's.
+            if QUEUES[q][0] != self.role:
+                return
+            c.execute(f"SELECT * FROM pgmq.unarchive(%s, ARRAY(SELECT msg_id FROM pgmq.a_{q} ORDER BY msg_id "
+                      f"LIMIT %s))", (q, rnd.randint(1, 2)))
+        elif kind == "move" and read_ids and len(self.queues) > 1:
+            rq, rid = rnd.choice(read_ids)
+            target = rnd.choice([t for t in self.queues if t != rq])
+            c.execute("SELECT * FROM pgmq.move(%s, %s, %s::bigint[])", (rq, target, [rid]))
         elif read_ids:
             rq, rid = rnd.choice(read_ids)
             if kind == "delete":
