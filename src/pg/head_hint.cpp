@@ -37,9 +37,13 @@
 //   prepared, or any of its subtransactions aborts (a ROLLBACK TO SAVEPOINT,
 //   an exception block), so x is gone for good when the head passes it.
 //   Deletes of other transactions that S shows as done are committed. Sends
-//   after (3) take ids above m, as long as the identity only grows. A prepared
-//   transaction stays invisible after its backend moved on: while one
-//   exists, a refresh raises nothing.
+//   after (3) take ids above m, as long as the identity only grows; an
+//   insert that keeps old ids (unarchive, NoteInsertBelowHead) lowers its
+//   slot's bound and then the head before it commits, so a refresh that
+//   starts after that reads the lowered bound, and one that started before
+//   raises from the old head, which its compare and swap no longer finds.
+//   A prepared transaction stays invisible after its backend moved on:
+//   while one exists, a refresh raises nothing.
 // - A raise finds its entry again by key and incarnation: an entry evicted
 //   (more queues than entries) and reused is never written by an old refresh.
 // - Rescans: once per rescan interval a refresh starts from the lowest id
