@@ -57,8 +57,8 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	return ExecutePlan(plan, values, nulls);
 }
 
-// Fills the request's pause and dead-letter fields from the queue's policy
-// (read again when fresh). Requires SPI.
+// Fills the request's pause, priority and dead-letter fields from the
+// queue's policy (read again when fresh). Requires SPI.
 void ApplyPolicy(ClaimRequest *request, bool fresh = false)
 {
 	QueuePolicy policy;

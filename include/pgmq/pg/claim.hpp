@@ -28,9 +28,10 @@ struct ClaimRequest {
 	int32 vt_seconds;
 	int64 qty;
 	Jsonb *condition;             // nullptr: the statement takes no condition
-	// Set by Claim from the queue's policy (policy_cache.hpp): claim with the
-	// statement's dead-letter claim, which also moves the rows delivered
-	// max_deliveries times to the dead-letter queue, naming queue_name (text).
+	// Set by ClaimAttempt from the queue's policy (policy_cache.hpp): claim
+	// with the statement's dead-letter claim, which also moves the rows
+	// delivered max_deliveries times to the dead-letter queue, naming
+	// queue_name (text).
 	bool dead_letter;
 	int64 max_deliveries;
 	Datum queue_name;
