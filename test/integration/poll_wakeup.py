@@ -11,6 +11,8 @@ a woken read_with_poll reads again. Needs pgmq in shared_preload_libraries
   - resume: a read_with_poll waiting on a paused queue that holds a message
     returns it when pgmq.resume commits (median of 5 within 10 ms of the
     commit, every one long before its 60 s poll interval);
+  - move and unarchive: a message moved into the waiter's queue, or put
+    back there from its archive, wakes it;
   - read_multi_with_poll: a send to any of its queues wakes it, also when it
     waits on more queues (nine) than a backend's wait slot names (eight);
   - two-phase commit: COMMIT PREPARED of a transaction that sent wakes the
@@ -195,6 +197,38 @@ def test_resume():
               % (latencies[2] * 1000, latencies[-1] * 1000))
     finally:
         for conn in (owner, monitor):
+            conn.close()
+        waiter.close()
+
+
+def test_move_unarchive():
+    with psycopg.connect(dbname=DB_A, autocommit=True) as conn:
+        conn.execute("SELECT pgmq.create('moved_from')")
+        conn.execute("SELECT pgmq.create('moved_to')")
+    waiter = Waiter(dbname=DB_A)
+    monitor = psycopg.connect(dbname="postgres", autocommit=True)
+    mover = psycopg.connect(dbname=DB_A, autocommit=True)
+    try:
+        for what, sql in (
+                ("move", "SELECT pgmq.move('moved_from', 'moved_to', ARRAY[%s::bigint])"),
+                ("unarchive", "SELECT pgmq.unarchive('moved_to', ARRAY[%s::bigint])")):
+            if what == "move":
+                msg_id = mover.execute("SELECT pgmq.send('moved_from', '{}')").fetchone()[0]
+            else:
+                msg_id = mover.execute("SELECT msg_id FROM pgmq.a_moved_to").fetchone()[0]
+            # A minute between reads: only a wake-up returns it early.
+            waiter.start("moved_to", 10, 60000)
+            waiting = wait_until_waiting(monitor, waiter.pid)
+            mover.execute(sql, (msg_id,))
+            done = time.monotonic()
+            result = waiter.join()
+            check(f"{what} into a queue wakes its waiter", waiting and len(result["rows"]) == 1 and
+                  result["at"] - done < 3,
+                  f"waiting {waiting}, rows {result['rows']}, {result['at'] - done:.2f} s after the commit")
+            if what == "move":  # the next round puts it back from the archive
+                mover.execute("SELECT pgmq.archive('moved_to', %s::bigint)", (result["rows"][0][0],))
+    finally:
+        for conn in (mover, monitor):
             conn.close()
         waiter.close()
 
@@ -385,6 +419,7 @@ def main():
         test_databases()
         test_pacing()
         test_resume()
+        test_move_unarchive()
         test_read_multi()
         test_two_phase()
     finally:
