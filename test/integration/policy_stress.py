@@ -112,6 +112,7 @@ def deduplication(errors):
         c.execute("SELECT pgmq.set_deduplication('dd', '1 hour')")
     returned = collections.defaultdict(set)  # id -> msg_ids returned by committed sends
     lock = threading.Lock()
+    deadlocks = [0]
 
     def producer(index):
         rng = random.Random(index)
@@ -125,18 +126,27 @@ def deduplication(errors):
                     pos += len(chunk)
                     rollback = rng.random() < 0.1
                     got = []
-                    with c.transaction(force_rollback=rollback):
-                        if len(chunk) == 1 or rng.random() < 0.5:
-                            for i in chunk:
-                                row = c.execute("SELECT * FROM pgmq.send('dd', %s::jsonb, %s::jsonb)",
-                                                ('{"p": %d}' % index, '{"x-pgmq-deduplication-id": "id-%d"}' % i)).fetchone()
-                                got.append((i, row[0]))
-                        else:
-                            batch = chunk + chunk[:1]  # a repeat inside the batch
-                            rows = c.execute("SELECT * FROM pgmq.send_batch('dd', %s::jsonb[], %s::jsonb[])",
-                                             (['{"p": %d}' % index] * len(batch),
-                                              ['{"x-pgmq-deduplication-id": "id-%d"}' % i for i in batch])).fetchall()
-                            got.extend((i, r[0]) for i, r in zip(batch, rows))
+                    try:
+                        with c.transaction(force_rollback=rollback):
+                            if len(chunk) == 1 or rng.random() < 0.5:
+                                for i in chunk:
+                                    row = c.execute("SELECT * FROM pgmq.send('dd', %s::jsonb, %s::jsonb)",
+                                                    ('{"p": %d}' % index,
+                                                     '{"x-pgmq-deduplication-id": "id-%d"}' % i)).fetchone()
+                                    got.append((i, row[0]))
+                            else:
+                                batch = chunk + chunk[:1]  # a repeat inside the batch
+                                rows = c.execute("SELECT * FROM pgmq.send_batch('dd', %s::jsonb[], %s::jsonb[])",
+                                                 (['{"p": %d}' % index] * len(batch),
+                                                  ['{"x-pgmq-deduplication-id": "id-%d"}' % i for i in batch])).fetchall()
+                                got.extend((i, r[0]) for i, r in zip(batch, rows))
+                    except psycopg.errors.DeadlockDetected:
+                        # Two producers sending the same ids in other orders
+                        # wait on each other, as any unique inserts do;
+                        # PostgreSQL rolls one back (docs/errors.md, 40P01).
+                        rollback = True
+                        with lock:
+                            deadlocks[0] += 1
                     if not rollback:
                         with lock:
                             for i, msg_id in got:
@@ -163,8 +173,8 @@ def deduplication(errors):
     extra = set(messages) - {"id-%d" % i for i in returned}
     if extra:
         errors.append("%d messages of ids no committed send returned" % len(extra))
-    print("deduplication: %d ids committed by %d producers, one message each, every send returned it"
-          % (len(returned), WORKERS), flush=True)
+    print("deduplication: %d ids committed by %d producers, one message each, every send returned it "
+          "(%d transactions rolled back by a deadlock)" % (len(returned), WORKERS, deadlocks[0]), flush=True)
 
 
 def main():
