@@ -26,11 +26,13 @@ using namespace pgmq::pg;
 
 namespace {
 
-// Runs a move or unarchive statement: ($1 the ids at argument ids_argno, a
-// NULL array matching none, $2 now[, $3 *source_name]) inserting into
-// `target`. Returns how many ids it inserted (in SPI_tuptable). Requires SPI.
-uint64 RunMove(FunctionCallInfo fcinfo, const std::string &sql, int ids_argno, const QueueRef &target,
-               const Datum *source_name = nullptr)
+// Runs a move or unarchive statement, build(from_table, to_table): ($1 the
+// ids at argument ids_argno, a NULL array matching none, $2 now[, $3
+// *source_name]) inserting into `target`. Returns how many ids it inserted
+// (in SPI_tuptable). The SQL is built inside RunCore: no std::string lives
+// in a frame an ERROR jumps over. Requires SPI.
+uint64 RunMove(FunctionCallInfo fcinfo, std::string (*build)(std::string_view, std::string_view),
+               const char *from_table, int ids_argno, const QueueRef &target, const Datum *source_name = nullptr)
 {
 	Oid types[3] = {INT8ARRAYOID, TIMESTAMPTZOID, TEXTOID};
 	Datum values[3] = {PG_ARGISNULL(ids_argno) ? Datum(0) : PG_GETARG_DATUM(ids_argno),
@@ -39,8 +41,16 @@ uint64 RunMove(FunctionCallInfo fcinfo, const std::string &sql, int ids_argno, c
 	// Announced before the insert takes or writes an id (head_hint.hpp).
 	BeginSend(target.queue_relid);
 	uint64 inserted = 0;
-	RunCore([&] { inserted = ExecuteOnce(sql, source_name ? 3 : 2, types, values, nulls); });
+	RunCore([&] {
+		inserted = ExecuteOnce(build(from_table, target.queue_table), source_name ? 3 : 2, types, values, nulls);
+	});
 	return inserted;
+}
+
+// UnarchiveSql with its arguments in RunMove's order (from, to).
+std::string UnarchiveInto(std::string_view archive_table, std::string_view queue_table)
+{
+	return core::UnarchiveSql(queue_table, archive_table);
 }
 
 // The lowest id of the last result's first column.
@@ -97,7 +107,7 @@ PGMQ_FUNCTION(pgmq_move)
 	VerifyTableShape(target.queue_relid, target.queue_table, TableRole::Queue);
 	SpiConnect();
 	const Datum source_name = PG_GETARG_DATUM(0);
-	if (RunMove(fcinfo, core::MoveSql(source.queue_table, target.queue_table), 2, target, &source_name) > 0) {
+	if (RunMove(fcinfo, core::MoveSql, source.queue_table, 2, target, &source_name) > 0) {
 		NoteFirstSentId(target.queue_relid, LowestId(target.queue_table));
 		NoteMessagesSent(target);
 	}
@@ -122,7 +132,7 @@ PGMQ_FUNCTION(pgmq_unarchive)
 	VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
 	VerifyTableShape(archive_relid, queue.archive_table, TableRole::Archive);
 	SpiConnect();
-	if (RunMove(fcinfo, core::UnarchiveSql(queue.queue_table, queue.archive_table), 1, queue) > 0) {
+	if (RunMove(fcinfo, UnarchiveInto, queue.archive_table, 1, queue) > 0) {
 		// Old ids, likely below the queue's head.
 		NoteInsertBelowHead(queue.queue_relid, LowestId(queue.queue_table));
 		NoteMessagesSent(queue);
