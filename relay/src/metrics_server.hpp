@@ -1,5 +1,6 @@
 // relay/src/metrics_server.hpp
-// GET /metrics for Prometheus, served by cpp-httplib. The library bounds
+// GET /metrics for Prometheus, served by cpp-httplib through
+// common/http/deadline_server.hpp. The library bounds
 // each read and write but not a whole request, so a client sending one byte
 // a second could hold a thread for hours: every connection here gets one
 // request, which must arrive within a deadline, and an answer, which the

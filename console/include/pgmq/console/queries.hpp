@@ -1,0 +1,37 @@
+// console/include/pgmq/console/queries.hpp
+// The SQL the console runs. All of it runs as the connecting role, with
+// search_path set to pg_catalog; pgmq's functions are schema-qualified.
+// An overview costs two statements whatever the number of queues: the
+// catalog (queues, privileges, policies, partitions, counters) and one
+// UNION ALL counting the queue tables the role may read.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pgmq::console {
+
+// One row per queue ($1: one queue's name, or NULL for all), with a single
+// json column (see queries.cpp for the keys).
+extern const char kCatalogSql[];
+// Sampler: queue, relid, rows inserted and rows updated (the queue tables'
+// statistics, summed over partitions), for the queues the role may read.
+extern const char kCountersSql[];
+// current_user, current_database(), server version.
+extern const char kSessionSql[];
+
+// "ident" as PostgreSQL quotes an identifier, always quoted.
+std::string QuoteIdentifier(const std::string &name);
+
+// Columns: i (the table's index in relnames), visible, leased, delayed,
+// oldest_visible_age_sec; one row per table of schema pgmq.
+std::string DepthSql(const std::vector<std::string> &relnames);
+
+enum class MessageSource { kQueue, kArchive, kDeadLetters };
+// A page of one table's messages, as one json array: $1 cursor (bigint or
+// NULL), $2 headers to contain (jsonb or NULL), $3 JSON path the body must
+// match (jsonpath or NULL), $4 limit, $5 for dead letters the source queue's
+// name (their x-pgmq-dead-letter header's "queue"), else NULL.
+std::string MessagesSql(const std::string &relname, MessageSource source, bool newest_first);
+
+}  // namespace pgmq::console

@@ -1,0 +1,309 @@
+// console/src/console_api.cpp
+#include "console_api.hpp"
+
+#include <chrono>
+#include <ctime>
+
+#include "pgmq/console/alerts.hpp"
+#include "pgmq/console/api_error.hpp"
+#include "pgmq/console/queries.hpp"
+
+namespace pgmq::console {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kDefaultLimit = 50;
+constexpr int kMaxLimit = 200;
+// A queue dropped between the catalog and the count: count again.
+constexpr int kDepthAttempts = 3;
+
+std::optional<long long> Integer(const json &value)
+{
+	if (value.is_number_integer())
+		return value.get<long long>();
+	if (value.is_string()) {
+		try {
+			std::size_t used = 0;
+			long long parsed = std::stoll(value.get<std::string>(), &used);
+			if (used == value.get<std::string>().size())
+				return parsed;
+		} catch (const std::exception &) {
+		}
+	}
+	return std::nullopt;
+}
+
+std::optional<double> Number(const json &value)
+{
+	if (value.is_number())
+		return value.get<double>();
+	return std::nullopt;
+}
+
+json OrNull(const std::optional<long long> &value) { return value ? json(*value) : json(nullptr); }
+json OrNull(const std::optional<double> &value) { return value ? json(*value) : json(nullptr); }
+
+long long ToLong(const Value &value) { return value ? std::stoll(*value) : 0; }
+
+std::string UtcNow()
+{
+	std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+	char text[32];
+	std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+	return text;
+}
+
+// Runs fn with a session; database errors become ApiErrors.
+template <typename Fn>
+auto WithSession(Pool &pool, Fn fn)
+{
+	try {
+		auto session = pool.Acquire();
+		return fn(*session);
+	} catch (const DatabaseError &e) {
+		throw ApiError(HttpStatusForSqlstate(e.sqlstate(), e.connection_lost()), e.what(), e.sqlstate());
+	}
+}
+
+std::string Plural(long long count) { return std::to_string(count) + (count == 1 ? " message" : " messages"); }
+
+}  // namespace
+
+json ConsoleApi::Session()
+{
+	return WithSession(pool_, [&](pgmq::console::Session &session) {
+		Row row = session.Exec(kSessionSql).at(0);
+		return json{{"role", row[0].value_or("")},
+					{"database", row[1].value_or("")},
+					{"server_version", row[2].value_or("")},
+					{"actions", options_.actions},
+					{"csrf_token", token_},
+					{"sample_seconds", options_.sample_seconds},
+					{"history_seconds", options_.history_seconds}};
+	});
+}
+
+json ConsoleApi::QueueObject(const json &catalog, const Row *depth) const
+{
+	const std::string name = catalog.at("name").get<std::string>();
+	const json &policies = catalog.at("policies");
+	const json &partitions = catalog.at("partitions");
+	AlertFigures figures;
+	long long leased = 0, delayed = 0;
+	if (depth) {
+		figures.visible = ToLong((*depth)[1]);
+		leased = ToLong((*depth)[2]);
+		delayed = ToLong((*depth)[3]);
+		if ((*depth)[4])
+			figures.oldest_visible_age_sec = std::stod(*(*depth)[4]);
+	}
+	if (policies.is_object())
+		figures.dead_lettered = Integer(policies.value("dead_lettered", json()));
+	if (partitions.is_array())
+		for (const auto &partition : partitions) {
+			// The queue table's row (the archive has one too).
+			if (partition.value("parent_table", "") != "pgmq." + catalog.value("relname", ""))
+				continue;
+			figures.runway_messages = Integer(partition.value("runway_messages", json()));
+			figures.runway_seconds = Number(partition.value("runway_seconds", json()));
+			figures.default_partition_rows = Integer(partition.value("default_partition_rows", json()));
+			figures.partition_column = partition.value("partition_column", "");
+			figures.premake = Integer(partition.value("premake", json()));
+			figures.partition_interval = Integer(partition.value("partition_interval", json()));
+		}
+	bool has_policy = policies.is_object() && policies.value("dead_letter_queue", json()).is_string();
+	return json{{"name", name},
+				{"partitioned", catalog.value("partitioned", false)},
+				{"unlogged", catalog.value("unlogged", false)},
+				{"paused", catalog.value("paused", false)},
+				{"visible", figures.visible},
+				{"leased", leased},
+				{"delayed", delayed},
+				{"total", figures.visible + leased + delayed},
+				{"oldest_visible_age_sec", OrNull(figures.oldest_visible_age_sec)},
+				{"dead_letter_queue", has_policy ? policies.at("dead_letter_queue") : json(nullptr)},
+				{"max_deliveries", has_policy ? policies.value("max_deliveries", json()) : json(nullptr)},
+				{"dead_lettered", has_policy ? OrNull(figures.dead_lettered) : json(nullptr)},
+				{"runway_messages", OrNull(figures.runway_messages)},
+				{"runway_seconds", OrNull(figures.runway_seconds)},
+				{"default_partition_rows", OrNull(figures.default_partition_rows)},
+				{"alerts", FiringAlerts(figures)},
+				{"send_rate", rates_.SendRates(name)},
+				{"read_rate", rates_.ReadRates(name)}};
+}
+
+json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, int &hidden)
+{
+	for (int attempt = 1;; ++attempt) {
+		std::vector<json> catalog;
+		std::vector<std::string> relnames;
+		std::vector<int> depth_index;
+		hidden = 0;
+		for (const Row &row : session.Exec(kCatalogSql, {name})) {
+			json entry = json::parse(row.at(0).value_or("null"));
+			bool readable = entry.value("readable", false);
+			hidden += readable ? 0 : 1;
+			depth_index.push_back(readable ? static_cast<int>(relnames.size()) : -1);
+			if (readable)
+				relnames.push_back(entry.at("relname").get<std::string>());
+			catalog.push_back(std::move(entry));
+		}
+		std::vector<Row> depth;
+		try {
+			if (!relnames.empty())
+				depth = session.Exec(DepthSql(relnames));
+		} catch (const DatabaseError &e) {
+			if (e.sqlstate() == "42P01" && attempt < kDepthAttempts)
+				continue;
+			throw;
+		}
+		// UNION ALL keeps no order: rows name their table's index.
+		std::vector<const Row *> by_index(relnames.size(), nullptr);
+		for (const Row &row : depth)
+			by_index.at(static_cast<std::size_t>(ToLong(row.at(0)))) = &row;
+		json queues = json::array();
+		for (std::size_t i = 0; i < catalog.size(); ++i)
+			if (depth_index[i] >= 0)
+				queues.push_back(QueueObject(catalog[i], by_index[static_cast<std::size_t>(depth_index[i])]));
+		return queues;
+	}
+}
+
+json ConsoleApi::Overview()
+{
+	return WithSession(pool_, [&](pgmq::console::Session &session) {
+		int hidden = 0;
+		json queues = Queues(session, std::nullopt, hidden);
+		return json{{"generated_at", UtcNow()}, {"hidden_queues", hidden}, {"queues", std::move(queues)}};
+	});
+}
+
+// One queue's catalog entry, readable by the role, or 404.
+json ConsoleApi::Catalog(pgmq::console::Session &session, const std::string &name)
+{
+	auto rows = session.Exec(kCatalogSql, {name});
+	if (rows.empty())
+		throw ApiError(404, "queue \"" + name + "\" does not exist");
+	json entry = json::parse(rows[0].at(0).value_or("null"));
+	if (!entry.value("readable", false))
+		throw ApiError(404, "queue \"" + name + "\" does not exist or you may not read it", "42501");
+	return entry;
+}
+
+json ConsoleApi::Queue(const std::string &name)
+{
+	return WithSession(pool_, [&](pgmq::console::Session &session) {
+		json entry = Catalog(session, name);
+		int hidden = 0;
+		json queues = Queues(session, name, hidden);
+		if (queues.empty())
+			throw ApiError(404, "queue \"" + name + "\" does not exist");
+		json policies = entry.at("policies");
+		if (policies.is_object())
+			policies.erase("queue_name");
+		json partitions = entry.at("partitions").is_array() ? entry.at("partitions") : json::array();
+		return json{{"queue", queues[0]}, {"policies", policies}, {"partitions", partitions}};
+	});
+}
+
+json ConsoleApi::Messages(const std::string &name, const MessageQuery &query)
+{
+	MessageSource source;
+	if (query.source == "queue")
+		source = MessageSource::kQueue;
+	else if (query.source == "archive")
+		source = MessageSource::kArchive;
+	else if (query.source == "dead")
+		source = MessageSource::kDeadLetters;
+	else
+		throw ApiError(400, "source: expected queue, archive or dead, got \"" + query.source + "\"");
+	if (query.order != "newest" && query.order != "oldest")
+		throw ApiError(400, "order: expected newest or oldest, got \"" + query.order + "\"");
+	int limit = kDefaultLimit;
+	if (!query.limit.empty()) {
+		auto parsed = Integer(json(query.limit));
+		if (!parsed || *parsed < 1 || *parsed > kMaxLimit)
+			throw ApiError(400, "limit: expected 1 to " + std::to_string(kMaxLimit) + ", got \"" + query.limit + "\"");
+		limit = static_cast<int>(*parsed);
+	}
+	Value cursor;
+	if (!query.cursor.empty()) {
+		if (!Integer(json(query.cursor)))
+			throw ApiError(400, "cursor: expected a msg_id, got \"" + query.cursor + "\"");
+		cursor = query.cursor;
+	}
+	Value header;
+	if (!query.header.empty()) {
+		json parsed = json::parse(query.header, nullptr, /*allow_exceptions=*/false);
+		if (!parsed.is_object())
+			throw ApiError(400, "header: expected a JSON object such as {\"tenant\": \"acme\"}");
+		header = query.header;
+	}
+	Value path = query.path.empty() ? Value() : Value(query.path);
+	return WithSession(pool_, [&](pgmq::console::Session &session) {
+		json entry = Catalog(session, name);
+		std::string relname;
+		Value dead_letters_of;
+		if (source == MessageSource::kQueue) {
+			relname = entry.at("relname").get<std::string>();
+		} else if (source == MessageSource::kArchive) {
+			if (!entry.at("archive_relname").is_string())
+				throw ApiError(404, "the archive of \"" + name + "\" does not exist or you may not read it");
+			relname = entry.at("archive_relname").get<std::string>();
+		} else {
+			const json &policies = entry.at("policies");
+			if (!policies.is_object() || !policies.value("dead_letter_queue", json()).is_string())
+				throw ApiError(404, "\"" + name + "\" has no dead-letter queue");
+			relname = Catalog(session, policies.at("dead_letter_queue").get<std::string>()).at("relname");
+			dead_letters_of = name;
+		}
+		auto rows = session.Exec(MessagesSql(relname, source, query.order == "newest"),
+								 {cursor, header, path, std::to_string(limit + 1), dead_letters_of});
+		json messages = json::parse(rows.at(0).at(0).value_or("[]"));
+		json next = nullptr;
+		if (messages.size() > static_cast<std::size_t>(limit)) {
+			messages.erase(messages.end() - 1);
+			next = messages.back().at("msg_id");
+		}
+		return json{{"source", query.source}, {"messages", std::move(messages)}, {"next_cursor", next}};
+	});
+}
+
+json ConsoleApi::Act(const std::string &name, const std::string &action, const std::string &body)
+{
+	if (!options_.actions)
+		throw ApiError(403, "this console is read-only (start it with --allow-actions)");
+	json request = json::parse(body.empty() ? "{}" : body, nullptr, /*allow_exceptions=*/false);
+	if (!request.is_object())
+		throw ApiError(400, "the body must be a JSON object");
+	return WithSession(pool_, [&](pgmq::console::Session &session) {
+		if (action == "purge") {
+			long long count = ToLong(session.Exec("SELECT pgmq.purge_queue($1)", {name}).at(0).at(0));
+			return json{{"done", "purged " + Plural(count) + " from " + name}, {"count", count}};
+		}
+		if (action == "redrive") {
+			Value qty;
+			const json &given = request.value("qty", json());
+			if (!given.is_null()) {
+				if (!given.is_number_integer() || given.get<long long>() < 1 || given.get<long long>() > INT32_MAX)
+					throw ApiError(400, "qty: expected a positive integer or null");
+				qty = std::to_string(given.get<long long>());
+			}
+			json entry = Catalog(session, name);
+			const json &policies = entry.at("policies");
+			if (!policies.is_object() || !policies.value("dead_letter_queue", json()).is_string())
+				throw ApiError(409, "\"" + name + "\" has no dead-letter queue to redrive from");
+			std::string dead = policies.at("dead_letter_queue");
+			long long count = ToLong(session.Exec("SELECT pgmq.redrive($1, $2, $3::int)", {dead, name, qty}).at(0).at(0));
+			return json{{"done", "moved " + Plural(count) + " from " + dead + " back to " + name}, {"count", count}};
+		}
+		if (action == "pause" || action == "resume") {
+			session.Exec("SELECT pgmq." + action + "($1)", {name});
+			return json{{"done", (action == "pause" ? "paused " : "resumed ") + name}, {"count", 0}};
+		}
+		throw ApiError(404, "no action \"" + action + "\" (purge, redrive, pause, resume)");
+	});
+}
+
+}  // namespace pgmq::console

@@ -1,0 +1,47 @@
+// console/src/console_api.hpp
+// The JSON API behind the page (docs/console.md#the-json-api): every figure
+// and action comes from PostgreSQL as the console's role. Throws ApiError.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "database.hpp"
+#include "pgmq/console/options.hpp"
+#include "pgmq/console/rate_history.hpp"
+
+namespace pgmq::console {
+
+struct MessageQuery {
+	std::string source = "queue";  // queue, archive, dead
+	std::string order = "newest";  // newest, oldest
+	std::string cursor, limit, header, path;
+};
+
+class ConsoleApi {
+  public:
+	ConsoleApi(Pool &pool, const RateHistory &rates, const Options &options, std::string token)
+		: pool_(pool), rates_(rates), options_(options), token_(std::move(token))
+	{
+	}
+	nlohmann::json Session();
+	nlohmann::json Overview();
+	nlohmann::json Queue(const std::string &name);
+	nlohmann::json Messages(const std::string &name, const MessageQuery &query);
+	// action: purge, redrive, pause, resume; body: the request's JSON.
+	nlohmann::json Act(const std::string &name, const std::string &action, const std::string &body);
+
+  private:
+	// The catalog rows ($1 NULL: every queue) and their depth, as the
+	// page's queue objects; hidden counts queues the role may not read.
+	nlohmann::json Queues(pgmq::console::Session &session, const Value &name, int &hidden);
+	nlohmann::json Catalog(pgmq::console::Session &session, const std::string &name);
+	nlohmann::json QueueObject(const nlohmann::json &catalog, const Row *depth) const;
+
+	Pool &pool_;
+	const RateHistory &rates_;
+	const Options &options_;
+	std::string token_;
+};
+
+}  // namespace pgmq::console

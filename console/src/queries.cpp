@@ -1,0 +1,95 @@
+// console/src/queries.cpp
+#include "pgmq/console/queries.hpp"
+
+namespace pgmq::console {
+
+// readable: SELECT on the queue table, which every figure of the queue needs
+// (the console then counts it); partitions only when pg_partman's schema and
+// part_config are readable too (pgmq.partition_status reads them), and only
+// then is partition_status called (the lateral's one-time filter).
+const char kCatalogSql[] = R"SQL(
+WITH queues AS (
+  SELECT l.queue_name, l.is_partitioned, l.is_unlogged, l.paused, c.oid AS relid, c.relname,
+         a.relname AS archive_relname,
+         c.oid IS NOT NULL AND has_table_privilege(c.oid, 'SELECT') AS readable,
+         a.oid IS NOT NULL AND has_table_privilege(a.oid, 'SELECT') AS archive_readable
+    FROM pgmq.list_queues() AS l
+    LEFT JOIN pg_class AS c
+      ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
+    LEFT JOIN pg_class AS a
+      ON a.oid = to_regclass(format('pgmq.%I', 'a_' || lower(l.queue_name COLLATE "C")))
+   WHERE $1::text IS NULL OR l.queue_name = $1::text
+), partman AS (
+  SELECT bool_or(has_schema_privilege(n.oid, 'USAGE')
+                 AND has_table_privilege(format('%I.part_config', n.nspname), 'SELECT')) AS usable
+    FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace
+   WHERE e.extname = 'pg_partman'
+)
+SELECT json_build_object(
+         'name', q.queue_name, 'partitioned', q.is_partitioned, 'unlogged', q.is_unlogged,
+         'paused', q.paused, 'relid', q.relid, 'relname', q.relname,
+         'archive_relname', CASE WHEN q.archive_readable THEN q.archive_relname END,
+         'readable', q.readable, 'policies', to_json(p), 'partitions', s.partitions)::text
+  FROM queues AS q
+  LEFT JOIN pgmq.list_policies() AS p ON p.queue_name = q.queue_name
+  LEFT JOIN LATERAL (
+    SELECT coalesce(json_agg(st ORDER BY st.parent_table), '[]') AS partitions
+      FROM pgmq.partition_status(q.queue_name) AS st
+     WHERE q.is_partitioned AND q.readable AND coalesce((SELECT usable FROM partman), false)
+  ) AS s ON q.is_partitioned AND q.readable AND coalesce((SELECT usable FROM partman), false)
+ ORDER BY q.queue_name
+)SQL";
+
+const char kCountersSql[] = R"SQL(
+SELECT l.queue_name, c.oid::bigint,
+       (SELECT sum(pg_stat_get_tuples_inserted(t.relid))::bigint FROM pg_partition_tree(c.oid) AS t),
+       (SELECT sum(pg_stat_get_tuples_updated(t.relid))::bigint FROM pg_partition_tree(c.oid) AS t)
+  FROM pgmq.list_queues() AS l
+  JOIN pg_class AS c ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
+ WHERE has_table_privilege(c.oid, 'SELECT')
+)SQL";
+
+const char kSessionSql[] = "SELECT current_user, current_database(), current_setting('server_version')";
+
+std::string QuoteIdentifier(const std::string &name)
+{
+	std::string quoted = "\"";
+	for (char c : name) {
+		if (c == '"')
+			quoted += '"';
+		quoted += c;
+	}
+	return quoted + "\"";
+}
+
+std::string DepthSql(const std::vector<std::string> &relnames)
+{
+	std::string sql;
+	for (std::size_t i = 0; i < relnames.size(); ++i) {
+		if (i > 0)
+			sql += "\nUNION ALL ";
+		sql += "SELECT " + std::to_string(i) +
+			   ", count(*) FILTER (WHERE vt <= now()), count(*) FILTER (WHERE vt > now() AND read_ct > 0),"
+			   " count(*) FILTER (WHERE vt > now() AND read_ct = 0),"
+			   " extract(epoch FROM now() - min(enqueued_at) FILTER (WHERE vt <= now()))::float8 FROM pgmq." +
+			   QuoteIdentifier(relnames[i]);
+	}
+	return sql;
+}
+
+std::string MessagesSql(const std::string &relname, MessageSource source, bool newest_first)
+{
+	bool archive = source == MessageSource::kArchive;
+	std::string order = newest_first ? "DESC" : "ASC";
+	return std::string("SELECT coalesce(json_agg(r ORDER BY r.msg_id ") + order + "), '[]')::text FROM (" +
+		   "SELECT msg_id, read_ct, enqueued_at, " + (archive ? "NULL::timestamptz AS vt, archived_at" :
+																 "vt, NULL::timestamptz AS archived_at") +
+		   ", message, headers FROM pgmq." + QuoteIdentifier(relname) +
+		   " WHERE ($1::bigint IS NULL OR msg_id " + (newest_first ? "<" : ">") + " $1::bigint)" +
+		   " AND ($2::jsonb IS NULL OR headers @> $2::jsonb)" +
+		   " AND ($3::jsonpath IS NULL OR message @? $3::jsonpath)" +
+		   " AND ($5::text IS NULL OR headers -> 'x-pgmq-dead-letter' ->> 'queue' = $5::text)" +
+		   " ORDER BY msg_id " + order + " LIMIT $4::int) AS r";
+}
+
+}  // namespace pgmq::console

@@ -1,0 +1,40 @@
+#include <gtest/gtest.h>
+
+#include "pgmq/console/rate_history.hpp"
+
+using namespace pgmq::console;
+
+TEST(RateHistory, RatesAreIncreasesOverElapsedTime)
+{
+	RateHistory h(10);
+	h.Record(0, {{"jobs", 1, 100, 50}});
+	EXPECT_TRUE(h.SendRates("jobs").empty());
+	h.Record(10, {{"jobs", 1, 200, 70}});
+	h.Record(20, {{"jobs", 1, 200, 170}});
+	EXPECT_EQ(h.SendRates("jobs"), (std::vector<double>{10, 0}));
+	EXPECT_EQ(h.ReadRates("jobs"), (std::vector<double>{2, 10}));
+	EXPECT_TRUE(h.SendRates("other").empty());
+}
+
+TEST(RateHistory, KeepsTheLastPointsOnly)
+{
+	RateHistory h(2);
+	for (int i = 0; i <= 4; ++i)
+		h.Record(i, {{"jobs", 1, i * i, 0}});
+	EXPECT_EQ(h.SendRates("jobs"), (std::vector<double>{5, 7}));
+}
+
+TEST(RateHistory, StartsOverWhenTheQueueIsNewOrCountersFell)
+{
+	RateHistory h(10);
+	h.Record(0, {{"jobs", 1, 100, 0}});
+	h.Record(1, {{"jobs", 1, 110, 0}});
+	h.Record(2, {{"jobs", 2, 5, 0}});  // dropped and made again
+	EXPECT_TRUE(h.SendRates("jobs").empty());
+	h.Record(3, {{"jobs", 2, 6, 0}});
+	h.Record(4, {{"jobs", 2, 0, 0}});  // statistics reset
+	EXPECT_TRUE(h.SendRates("jobs").empty());
+	h.Record(5, {});  // dropped
+	h.Record(6, {{"jobs", 2, 10, 0}});
+	EXPECT_TRUE(h.SendRates("jobs").empty());
+}
