@@ -97,6 +97,11 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth) const
 		delayed = ToLong((*depth)[3]);
 		if ((*depth)[4])
 			figures.oldest_visible_age_sec = std::stod(*(*depth)[4]);
+	} else if (const json &metrics = catalog.at("metrics"); metrics.is_object()) {
+		// Every message is visible (else the depth statement counted it).
+		figures.visible = Integer(metrics.value("queue_visible_length", json())).value_or(0);
+		if (figures.visible > 0)
+			figures.oldest_visible_age_sec = Number(metrics.value("oldest_msg_age_sec", json()));
 	}
 	if (policies.is_object())
 		figures.dead_lettered = Integer(policies.value("dead_lettered", json()));
@@ -144,8 +149,11 @@ json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, int 
 			json entry = json::parse(row.at(0).value_or("null"));
 			bool readable = entry.value("readable", false);
 			hidden += readable ? 0 : 1;
-			depth_index.push_back(readable ? static_cast<int>(relnames.size()) : -1);
-			if (readable)
+			const json &metrics = entry.at("metrics");
+			bool some_not_visible = metrics.is_object() && Integer(metrics.value("queue_length", json())) >
+																Integer(metrics.value("queue_visible_length", json()));
+			depth_index.push_back(some_not_visible ? static_cast<int>(relnames.size()) : -1);
+			if (some_not_visible)
 				relnames.push_back(entry.at("relname").get<std::string>());
 			catalog.push_back(std::move(entry));
 		}
@@ -164,8 +172,9 @@ json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, int 
 			by_index.at(static_cast<std::size_t>(ToLong(row.at(0)))) = &row;
 		json queues = json::array();
 		for (std::size_t i = 0; i < catalog.size(); ++i)
-			if (depth_index[i] >= 0)
-				queues.push_back(QueueObject(catalog[i], by_index[static_cast<std::size_t>(depth_index[i])]));
+			if (catalog[i].value("readable", false))
+				queues.push_back(QueueObject(
+					catalog[i], depth_index[i] >= 0 ? by_index[static_cast<std::size_t>(depth_index[i])] : nullptr));
 		return queues;
 	}
 }

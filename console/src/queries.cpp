@@ -3,15 +3,19 @@
 
 namespace pgmq::console {
 
-// readable: SELECT on the queue table, which every figure of the queue needs
-// (the console then counts it); partitions only when pg_partman's schema and
-// part_config are readable too (pgmq.partition_status reads them), and only
-// then is partition_status called (the lateral's one-time filter).
+// readable: SELECT on the queue table and its msg_id sequence, which
+// pgmq.metrics needs (grant_queue_access gives both); only then are its
+// metrics asked for. Partitions only when pg_partman's schema and
+// part_config are readable too (pgmq.partition_status reads them). A
+// lateral's WHERE on the outer row is a one-time filter: the function is
+// not called at all for the other queues.
 const char kCatalogSql[] = R"SQL(
 WITH queues AS (
   SELECT l.queue_name, l.is_partitioned, l.is_unlogged, l.paused, c.oid AS relid, c.relname,
          a.relname AS archive_relname,
-         c.oid IS NOT NULL AND has_table_privilege(c.oid, 'SELECT') AS readable,
+         c.oid IS NOT NULL AND has_table_privilege(c.oid, 'SELECT')
+           AND coalesce(has_sequence_privilege(pg_get_serial_sequence(format('pgmq.%I', c.relname), 'msg_id'),
+                                               'SELECT'), false) AS readable,
          a.oid IS NOT NULL AND has_table_privilege(a.oid, 'SELECT') AS archive_readable
     FROM pgmq.list_queues() AS l
     LEFT JOIN pg_class AS c
@@ -29,8 +33,9 @@ SELECT json_build_object(
          'name', q.queue_name, 'partitioned', q.is_partitioned, 'unlogged', q.is_unlogged,
          'paused', q.paused, 'relid', q.relid, 'relname', q.relname,
          'archive_relname', CASE WHEN q.archive_readable THEN q.archive_relname END,
-         'readable', q.readable, 'policies', to_json(p), 'partitions', s.partitions)::text
+         'readable', q.readable, 'metrics', to_json(m), 'policies', to_json(p), 'partitions', s.partitions)::text
   FROM queues AS q
+  LEFT JOIN LATERAL (SELECT * FROM pgmq.metrics(q.queue_name) WHERE q.readable) AS m ON true
   LEFT JOIN pgmq.list_policies() AS p ON p.queue_name = q.queue_name
   LEFT JOIN LATERAL (
     SELECT coalesce(json_agg(st ORDER BY st.parent_table), '[]') AS partitions

@@ -2,8 +2,10 @@
 // The SQL the console runs. All of it runs as the connecting role, with
 // search_path set to pg_catalog; pgmq's functions are schema-qualified.
 // An overview costs two statements whatever the number of queues: the
-// catalog (queues, privileges, policies, partitions, counters) and one
-// UNION ALL counting the queue tables the role may read.
+// catalog (queues, privileges, pgmq.metrics, policies, partitions) and one
+// UNION ALL over the queue tables that hold messages not visible now,
+// splitting them into leased and delayed and finding the oldest visible
+// one (in a queue whose messages are all visible, the oldest message is).
 #pragma once
 
 #include <string>
@@ -24,7 +26,7 @@ extern const char kSessionSql[];
 std::string QuoteIdentifier(const std::string &name);
 
 // Columns: i (the table's index in relnames), visible, leased, delayed,
-// oldest_visible_age_sec; one row per table of schema pgmq.
+// oldest_visible_age_sec; one row per table of schema pgmq (one snapshot).
 std::string DepthSql(const std::vector<std::string> &relnames);
 
 enum class MessageSource { kQueue, kArchive, kDeadLetters };
