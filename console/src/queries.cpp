@@ -7,8 +7,9 @@ namespace pgmq::console {
 // pgmq.metrics needs (grant_queue_access gives both); only then are its
 // metrics asked for. Partitions only when pg_partman's schema and
 // part_config are readable too (pgmq.partition_status reads them). A
-// lateral's WHERE on the outer row is a one-time filter: the function is
-// not called at all for the other queues.
+// lateral's WHERE on the outer row is a one-time filter, so the function is
+// not called at all for the other queues, as long as the lateral is not
+// pulled up into the join (OFFSET 0, or an aggregate, keeps it apart).
 const char kCatalogSql[] = R"SQL(
 WITH queues AS (
   SELECT l.queue_name, l.is_partitioned, l.is_unlogged, l.paused, c.oid AS relid, c.relname,
@@ -35,7 +36,7 @@ SELECT json_build_object(
          'archive_relname', CASE WHEN q.archive_readable THEN q.archive_relname END,
          'readable', q.readable, 'metrics', to_json(m), 'policies', to_json(p), 'partitions', s.partitions)::text
   FROM queues AS q
-  LEFT JOIN LATERAL (SELECT * FROM pgmq.metrics(q.queue_name) WHERE q.readable) AS m ON true
+  LEFT JOIN LATERAL (SELECT * FROM pgmq.metrics(q.queue_name) WHERE q.readable OFFSET 0) AS m ON true
   LEFT JOIN pgmq.list_policies() AS p ON p.queue_name = q.queue_name
   LEFT JOIN LATERAL (
     SELECT coalesce(json_agg(st ORDER BY st.parent_table), '[]') AS partitions

@@ -13,6 +13,12 @@ PGMQ_PACKAGES=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-$
 # other majors' root filesystems run the server suites, not the relay's test
 # (test/run's HOST_ONLY_TESTS), and need not carry an Erlang runtime.
 [ -n "${PGMQ_IN_ROOTFS:-}" ] || PGMQ_PACKAGES+=(libpq-dev librabbitmq-dev libssl-dev libcpp-httplib-dev pkg-config rabbitmq-server python3-pika openssl)
+# pgmq-console's browser test (host only, like the relay's): Chromium, driven
+# from Node.js; a machine that has its own Node.js keeps it.
+if [ -z "${PGMQ_IN_ROOTFS:-}" ]; then
+  PGMQ_PACKAGES+=(chromium)
+  command -v npm >/dev/null 2>&1 || PGMQ_PACKAGES+=(nodejs npm)
+fi
 
 # Install only what is missing, so a prepared machine needs no network.
 ensure_packages() {

@@ -1,0 +1,298 @@
+#!/usr/bin/python3
+"""test/integration/console_api.py: pgmq-console's JSON API refuses what it
+must and costs what it says (docs/console.md).
+
+  - read-only mode (no --allow-actions): every action answers 403 and the
+    queue keeps its messages;
+  - a role with rights on one queue only: the overview lists that queue and
+    counts the others as hidden, their pages and messages answer 404, a
+    purge of another's queue answers 403 with SQLSTATE 42501 and purges
+    nothing, a pause of a queue it does not own answers 403;
+  - cross-site requests: a foreign Host (DNS rebinding), Sec-Fetch-Site
+    cross-site, an action without the token, with a wrong one, with a
+    foreign Origin or as a form post all answer 403 and change nothing;
+  - bad input answers 400 with the reason (a JSON path that does not parse,
+    a header filter that is not an object, a limit out of range), a body
+    over the limit 413;
+  - no secret: the password in the connection string appears in no answer;
+  - slow clients: ten connections sending a request a byte at a time do not
+    delay an overview, and are cut off at the request deadline (5 s);
+  - cost: an overview runs the same number of statements (counted in the
+    server log with log_statement = all for the console's role) for 3 and
+    for 1,003 queues, and answers for 1,003 queues in under a second.
+
+Runs against PGHOST/PGPORT/PGUSER (a superuser) with the console built at
+build/console/pgmq-console (PGMQ_CONSOLE_BIN overrides); exit 0 is a pass.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import psycopg
+
+DB = "pgmq_console_api"
+TAG = "[console_api]"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("PGMQ_CONSOLE_BIN", os.path.join(REPO, "build/console/pgmq-console"))
+PASSWORD = "s3cret-console-pw-4711"
+failures = []
+
+
+def check(ok, what):
+    print(f"{TAG} {'ok' if ok else 'FAILED'}: {what}", flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Console:
+    def __init__(self, user, actions, sample_seconds=1):
+        self.port = free_port()
+        conninfo = f"dbname={DB} user={user} password={PASSWORD}"
+        args = [BIN, "--listen", f"127.0.0.1:{self.port}", "--sample-seconds", str(sample_seconds), conninfo]
+        if actions:
+            args.insert(1, "--allow-actions")
+        self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                self.session = self.get("/api/session")[1]
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the console did not answer: " + self.stop())
+
+    def stop(self):
+        self.proc.terminate()
+        _, err = self.proc.communicate(timeout=10)
+        return err
+
+    def request(self, path, method="GET", body=None, headers=None):
+        hdrs = {"Host": f"127.0.0.1:{self.port}"}
+        hdrs.update(headers or {})
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=body, method=method, headers=hdrs)
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def get(self, path, headers=None):
+        status, text = self.request(path, headers=headers)
+        return status, json.loads(text)
+
+    def act(self, queue, action, body=b"{}", headers=None):
+        hdrs = {"Content-Type": "application/json", "X-Pgmq-Console-Token": self.session["csrf_token"]}
+        hdrs.update(headers or {})
+        status, text = self.request(f"/api/queues/{queue}/{action}", "POST", body, hdrs)
+        return status, json.loads(text)
+
+
+def count(conn, queue):
+    return conn.execute(f"SELECT count(*) FROM pgmq.q_{queue}").fetchone()[0]
+
+
+def read_only_mode(admin):
+    c = Console("console_admin", actions=False)
+    try:
+        check(c.session["actions"] is False, "read-only: the session says actions are off")
+        for action in ("purge", "redrive", "pause", "resume"):
+            status, body = c.act("mine", action)
+            check(status == 403 and "read-only" in body["error"], f"read-only: {action} answers 403 ({body})")
+        check(count(admin, "mine") == 3, "read-only: the queue keeps its 3 messages")
+    finally:
+        c.stop()
+
+
+def limited_role(admin):
+    c = Console("console_viewer", actions=True)
+    try:
+        status, overview = c.get("/api/overview")
+        names = [q["name"] for q in overview.get("queues", [])]
+        total = admin.execute("SELECT count(*) FROM pgmq.meta").fetchone()[0]
+        check(status == 200 and names == ["mine"], f"limited role: the overview lists only its queue ({names})")
+        check(overview["hidden_queues"] == total - 1, f"limited role: {total - 1} queues hidden")
+        check(c.get("/api/queues/other")[0] == 404, "limited role: another queue's page answers 404")
+        check(c.get("/api/queues/other/messages")[0] == 404, "limited role: another queue's messages answer 404")
+        status, body = c.act("other", "purge")
+        check(status == 403 and body.get("sqlstate") == "42501",
+              f"limited role: purging another's queue answers 403 / 42501 ({status} {body})")
+        check(count(admin, "other") == 2, "limited role: the other queue keeps its 2 messages")
+        status, body = c.act("mine", "pause")
+        check(status == 403 and body.get("sqlstate") == "42501",
+              f"limited role: pausing a queue it does not own answers 403 ({status} {body})")
+        status, body = c.get("/api/queues/mine/messages?order=oldest")
+        check(status == 200 and [m["msg_id"] for m in body["messages"]] == [1, 2, 3],
+              "limited role: browses its own queue")
+    finally:
+        c.stop()
+
+
+def cross_site_and_bad_input(admin):
+    c = Console("console_admin", actions=True)
+    try:
+        status, _ = c.request("/api/overview", headers={"Host": f"evil.example:{c.port}"})
+        check(status == 403, "cross-site: a foreign Host header is refused (DNS rebinding)")
+        status, _ = c.request("/", headers={"Host": f"evil.example:{c.port}"})
+        check(status == 403, "cross-site: the page itself is refused under a foreign Host")
+        status, _ = c.request("/api/overview", headers={"Sec-Fetch-Site": "cross-site"})
+        check(status == 403, "cross-site: a browser's cross-site fetch is refused")
+        refused = {
+            "no token": {"X-Pgmq-Console-Token": ""},
+            "a wrong token": {"X-Pgmq-Console-Token": "0" * 64},
+            "a foreign Origin": {"Origin": "http://evil.example"},
+            "a form post": {"Content-Type": "application/x-www-form-urlencoded"},
+        }
+        for what, headers in refused.items():
+            status, body = c.act("mine", "purge", b"qty=1", headers) if "form" in what else c.act("mine", "purge",
+                                                                                                   headers=headers)
+            check(status == 403, f"cross-site: a purge with {what} answers 403 ({body['error']})")
+        check(count(admin, "mine") == 3, "cross-site: the queue keeps its 3 messages")
+
+        bad = {
+            "/api/queues/mine/messages?path=%24.n%20%3F%20(": "42601",
+            "/api/queues/mine/messages?header=%5B1%5D": None,
+            "/api/queues/mine/messages?limit=0": None,
+            "/api/queues/mine/messages?limit=201": None,
+            "/api/queues/mine/messages?source=secret": None,
+            "/api/queues/mine/messages?cursor=1x": None,
+        }
+        for path, sqlstate in bad.items():
+            status, body = c.get(path)
+            check(status == 400 and (sqlstate is None or body.get("sqlstate") == sqlstate),
+                  f"bad input: {path} answers 400 ({body})")
+        status, _ = c.act("mine", "redrive", b'{"qty": "all"}')
+        check(status == 400, "bad input: a redrive qty that is not an integer answers 400")
+        status, _ = c.act("mine", "purge", b"x" * (70 * 1024))
+        check(status == 413, f"bad input: a 70 KiB body answers 413 (got {status})")
+        status, body = c.act("mine", "redrive")
+        check(status == 409, f"bad input: redrive without a dead-letter queue answers 409 ({body})")
+        status, body = c.get("/api/queues/%22%3B%20DROP%20TABLE%20x/messages")
+        check(status == 404, f"bad input: a quoted name answers 404 ({body})")
+
+        texts = [c.request(p)[1] for p in ("/", "/app.js", "/api/session", "/api/overview", "/api/queues/mine",
+                                           "/api/queues/mine/messages", "/api/queues/nope")]
+        check(all(PASSWORD not in t for t in texts), "no secret: the password is in no answer")
+        check(c.session["role"] == "console_admin", "the session names the connecting role")
+
+        slow_clients(c)
+    finally:
+        c.stop()
+
+
+def slow_clients(c):
+    slow = []
+    for _ in range(10):
+        s = socket.create_connection(("127.0.0.1", c.port))
+        s.sendall(b"GET /api/overview HTTP/1.1\r\nHo")
+        slow.append(s)
+    started = time.time()
+    status, _ = c.request("/api/overview")
+    took = time.time() - started
+    check(status == 200 and took < 2, f"slow clients: an overview answers beside 10 slow ones in {took:.2f} s")
+    time.sleep(5.5)
+    closed = 0
+    for s in slow:
+        # Closed by the console: whatever it sent before, then end of stream.
+        s.settimeout(2)
+        try:
+            while s.recv(4096):
+                pass
+            closed += 1
+        except ConnectionResetError:
+            closed += 1
+        except socket.timeout:
+            pass
+        s.close()
+    check(closed == 10, f"slow clients: {closed} of 10 cut off at the request deadline")
+
+
+def server_log(admin):
+    data = admin.execute("SELECT current_setting('data_directory')").fetchone()[0]
+    return os.path.join(os.path.dirname(data), "server.log")
+
+
+def overview_statements(c, log):
+    c.get("/api/overview")  # every pool session made and warm
+    start = os.path.getsize(log)
+    started = time.time()
+    status, overview = c.get("/api/overview")
+    took = time.time() - started
+    time.sleep(0.3)
+    with open(log, encoding="utf-8", errors="replace") as f:
+        f.seek(start)
+        lines = [line for line in f if "LOG:  statement:" in line or "LOG:  execute" in line]
+    return status, len(overview["queues"]), len(lines), took
+
+
+def cost(admin):
+    admin.execute("ALTER ROLE console_counted SET log_statement = 'all'")
+    log = server_log(admin)
+    # The sampler reads once at the start, then an hour later.
+    # A leased message: the overview then counts that table too (its second
+    # statement), for 3 queues as for 1,003.
+    admin.execute("SELECT pgmq.send('third', '{}'), pgmq.read('third', 600, 1)")
+    c = Console("console_counted", actions=False, sample_seconds=3600)
+    try:
+        time.sleep(0.5)
+        status, few, few_statements, _ = overview_statements(c, log)
+        check(status == 200 and few_statements == 2, f"cost: {few} queues, {few_statements} statements")
+        admin.execute("SELECT pgmq.create('many_' || i) FROM generate_series(1, 1000) AS i")
+        admin.execute("SELECT pgmq.send('many_' || i, '{}') FROM generate_series(1, 1000, 7) AS i")
+        admin.execute("SELECT pgmq.read('many_' || i, 600, 1) FROM generate_series(1, 1000, 14) AS i")
+        status, many, many_statements, took = overview_statements(c, log)
+        check(status == 200 and many == few + 1000 and many_statements == few_statements,
+              f"cost: {many} queues, {many_statements} statements (the same)")
+        timings = [overview_statements(c, log)[3] for _ in range(3)]
+        best = min(timings)
+        print(f"{TAG} overview of {many} queues: {', '.join(f'{t:.3f}' for t in timings)} s")
+        check(best < 1.0, f"cost: an overview of {many} queues answers in {best:.2f} s (< 1 s)")
+    finally:
+        c.stop()
+
+
+def main():
+    if not os.access(BIN, os.X_OK):
+        print(f"{TAG} FAILED: no console at {BIN} (cmake --build build)")
+        return 1
+    with psycopg.connect(dbname="postgres", autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {DB}")
+        admin.execute(f"CREATE DATABASE {DB}")
+        for role in ("console_admin", "console_viewer", "console_counted"):
+            admin.execute(f"DROP ROLE IF EXISTS {role}")
+        admin.execute(f"CREATE ROLE console_admin LOGIN SUPERUSER PASSWORD '{PASSWORD}'")
+        admin.execute(f"CREATE ROLE console_viewer LOGIN PASSWORD '{PASSWORD}'")
+        admin.execute(f"CREATE ROLE console_counted LOGIN SUPERUSER PASSWORD '{PASSWORD}'")
+    try:
+        with psycopg.connect(dbname=DB, autocommit=True) as admin:
+            admin.execute("CREATE EXTENSION pgmq")
+            admin.execute("SELECT pgmq.create('mine'), pgmq.create('other'), pgmq.create('third')")
+            admin.execute("SELECT pgmq.send_batch('mine', ARRAY['{\"n\":1}', '{\"n\":2}', '{\"n\":3}']::jsonb[])")
+            admin.execute("SELECT pgmq.send_batch('other', ARRAY['{}', '{}']::jsonb[])")
+            admin.execute("SELECT pgmq.grant_queue_access('mine', 'console_viewer')")
+            admin.execute("GRANT SELECT ON pgmq.meta TO console_viewer")
+            read_only_mode(admin)
+            limited_role(admin)
+            cross_site_and_bad_input(admin)
+            cost(admin)
+    finally:
+        with psycopg.connect(dbname="postgres", autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+            for role in ("console_admin", "console_viewer", "console_counted"):
+                admin.execute(f"DROP ROLE IF EXISTS {role}")
+    print(f"{TAG} {'FAILED: ' + '; '.join(failures) if failures else 'all checks passed'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
