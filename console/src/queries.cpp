@@ -3,9 +3,23 @@
 
 namespace pgmq::console {
 
-// readable: SELECT on the queue table and its msg_id sequence, which
-// pgmq.metrics needs (grant_queue_access gives both); only then are its
-// metrics asked for. Partitions only when pg_partman's schema and
+// A table the console reads: a plain or partitioned table whose partitions
+// are tables (a view would run its owner's query as the console's role, a
+// foreign table its wrapper), with no row security applying
+// to the role (a policy's function would run as the console's role), whose
+// columns are all of built-in types (a tenant's type could bring an
+// implicit cast or operator that the console's comparisons would call).
+// Any queue owner can shape their own queue table; these rules keep a
+// console run by a stronger role from running that owner's code.
+#define PGMQ_CONSOLE_SAFE_TABLE(rel)                                                                           \
+	"(" rel ".relkind IN ('r', 'p') AND (NOT " rel ".relrowsecurity OR (SELECT rolsuper OR rolbypassrls FROM "    \
+	"pg_roles WHERE rolname = current_user)) AND NOT EXISTS (SELECT FROM pg_attribute AS t WHERE t.attrelid = " \
+	rel ".oid AND t.attnum > 0 AND NOT t.attisdropped AND t.atttypid >= 16384) AND NOT EXISTS (SELECT FROM "      \
+	"pg_partition_tree(" rel ".oid) AS pt JOIN pg_class AS x ON x.oid = pt.relid WHERE x.relkind NOT IN ('r', 'p')))"
+
+// readable: a safe table, and SELECT on it and on its msg_id sequence,
+// which pgmq.metrics needs (grant_queue_access gives both); only then are
+// its metrics asked for. Partitions only when pg_partman's schema and
 // part_config are readable too (pgmq.partition_status reads them). A
 // lateral's WHERE on the outer row is a one-time filter, so the function is
 // not called at all for the other queues, as long as the lateral is not
@@ -14,10 +28,11 @@ const char kCatalogSql[] = R"SQL(
 WITH queues AS (
   SELECT l.queue_name, l.is_partitioned, l.is_unlogged, l.paused, c.oid AS relid, c.relname,
          a.relname AS archive_relname,
-         c.oid IS NOT NULL AND has_table_privilege(c.oid, 'SELECT')
+         c.oid IS NOT NULL AND )SQL" PGMQ_CONSOLE_SAFE_TABLE("c") R"SQL( AND has_table_privilege(c.oid, 'SELECT')
            AND coalesce(has_sequence_privilege(pg_get_serial_sequence(format('pgmq.%I', c.relname), 'msg_id'),
                                                'SELECT'), false) AS readable,
-         a.oid IS NOT NULL AND has_table_privilege(a.oid, 'SELECT') AS archive_readable
+         a.oid IS NOT NULL AND )SQL" PGMQ_CONSOLE_SAFE_TABLE("a") R"SQL( AND has_table_privilege(a.oid, 'SELECT')
+           AS archive_readable
     FROM pgmq.list_queues() AS l
     LEFT JOIN pg_class AS c
       ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
@@ -52,7 +67,7 @@ SELECT l.queue_name, c.oid::bigint,
        (SELECT sum(pg_stat_get_tuples_updated(t.relid))::bigint FROM pg_partition_tree(c.oid) AS t)
   FROM pgmq.list_queues() AS l
   JOIN pg_class AS c ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
- WHERE has_table_privilege(c.oid, 'SELECT')
+ WHERE )SQL" PGMQ_CONSOLE_SAFE_TABLE("c") R"SQL( AND has_table_privilege(c.oid, 'SELECT')
 )SQL";
 
 const char kSessionSql[] = "SELECT current_user, current_database(), current_setting('server_version')";

@@ -14,6 +14,11 @@ must and costs what it says (docs/console.md).
   - bad input answers 400 with the reason (a JSON path that does not parse,
     a header filter that is not an object, a limit out of range), a body
     over the limit 413;
+  - a queue owner's code never runs as the console's role: queue tables
+    with a row-security policy calling a function, a view in place of the
+    table, or a column of the owner's own type are left out (counted as
+    hidden) and the function never runs, though the same SELECT run
+    directly as that role does run it;
   - no secret: the password in the connection string appears in no answer;
   - slow clients: ten connections sending a request a byte at a time do not
     delay an overview, and are cut off at the request deadline (5 s);
@@ -136,6 +141,52 @@ def limited_role(admin):
               "limited role: browses its own queue")
     finally:
         c.stop()
+
+
+TRAPS = ("trap_rls", "trap_view", "trap_type")
+
+
+def make_traps(admin):
+    admin.execute("CREATE TABLE public.console_trap_log (who text)")
+    admin.execute("GRANT INSERT ON public.console_trap_log TO PUBLIC")
+    # Stands for the queue owner's code: it records who ran it.
+    admin.execute("CREATE FUNCTION public.console_trap() RETURNS boolean LANGUAGE plpgsql AS "
+                  "$$BEGIN INSERT INTO public.console_trap_log VALUES (current_user); RETURN true; END$$")
+    admin.execute("GRANT USAGE, CREATE ON SCHEMA pgmq TO console_tenant")
+    admin.execute("GRANT SELECT, INSERT ON pgmq.meta TO console_tenant")
+    with psycopg.connect(dbname=DB, user="console_tenant", autocommit=True) as tenant:
+        for queue in TRAPS:
+            tenant.execute("SELECT pgmq.create(%s), pgmq.send(%s, '{}')", (queue, queue))
+        tenant.execute("ALTER TABLE pgmq.q_trap_rls ENABLE ROW LEVEL SECURITY")
+        tenant.execute("CREATE POLICY everyone ON pgmq.q_trap_rls USING (public.console_trap())")
+        tenant.execute("ALTER TABLE pgmq.q_trap_view RENAME TO q_trap_view_data")
+        tenant.execute("CREATE VIEW pgmq.q_trap_view AS SELECT * FROM pgmq.q_trap_view_data WHERE public.console_trap()")
+        tenant.execute("CREATE DOMAIN pgmq.trap_domain AS integer")
+        tenant.execute("ALTER TABLE pgmq.q_trap_type ADD COLUMN extra pgmq.trap_domain")
+        for queue in TRAPS:
+            tenant.execute(f"GRANT SELECT ON pgmq.q_{queue}, pgmq.q_{queue}_msg_id_seq TO console_viewer")
+
+
+def trap_ran(admin):
+    return admin.execute("SELECT count(*) FROM public.console_trap_log").fetchone()[0]
+
+
+def queue_owner_code(admin):
+    make_traps(admin)
+    c = Console("console_viewer", actions=True)
+    try:
+        status, overview = c.get("/api/overview")
+        names = [q["name"] for q in overview.get("queues", [])]
+        check(status == 200 and names == ["mine"], f"owner's code: the trap queues are left out ({names})")
+        for queue in TRAPS:
+            status, _ = c.get(f"/api/queues/{queue}/messages")
+            check(status == 404, f"owner's code: {queue}'s messages answer 404")
+        check(trap_ran(admin) == 0, "owner's code: the owner's function never ran as the console's role")
+    finally:
+        c.stop()
+    with psycopg.connect(dbname=DB, user="console_viewer", autocommit=True) as viewer:
+        viewer.execute("SELECT count(*) FROM pgmq.q_trap_rls").fetchone()
+    check(trap_ran(admin) == 1, "owner's code: (the same SELECT run directly does run it)")
 
 
 def cross_site_and_bad_input(admin):
@@ -268,11 +319,12 @@ def main():
     with psycopg.connect(dbname="postgres", autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {DB}")
         admin.execute(f"CREATE DATABASE {DB}")
-        for role in ("console_admin", "console_viewer", "console_counted"):
+        for role in ("console_admin", "console_viewer", "console_counted", "console_tenant"):
             admin.execute(f"DROP ROLE IF EXISTS {role}")
         admin.execute(f"CREATE ROLE console_admin LOGIN SUPERUSER PASSWORD '{PASSWORD}'")
         admin.execute(f"CREATE ROLE console_viewer LOGIN PASSWORD '{PASSWORD}'")
         admin.execute(f"CREATE ROLE console_counted LOGIN SUPERUSER PASSWORD '{PASSWORD}'")
+        admin.execute("CREATE ROLE console_tenant LOGIN")
     try:
         with psycopg.connect(dbname=DB, autocommit=True) as admin:
             admin.execute("CREATE EXTENSION pgmq")
@@ -283,12 +335,13 @@ def main():
             admin.execute("GRANT SELECT ON pgmq.meta TO console_viewer")
             read_only_mode(admin)
             limited_role(admin)
+            queue_owner_code(admin)
             cross_site_and_bad_input(admin)
             cost(admin)
     finally:
         with psycopg.connect(dbname="postgres", autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
-            for role in ("console_admin", "console_viewer", "console_counted"):
+            for role in ("console_admin", "console_viewer", "console_counted", "console_tenant"):
                 admin.execute(f"DROP ROLE IF EXISTS {role}")
     print(f"{TAG} {'FAILED: ' + '; '.join(failures) if failures else 'all checks passed'}")
     return 1 if failures else 0
