@@ -89,19 +89,26 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth) const
 	const std::string name = catalog.at("name").get<std::string>();
 	const json &policies = catalog.at("policies");
 	const json &partitions = catalog.at("partitions");
+	const json &metrics = catalog.at("metrics");
 	AlertFigures figures;
 	long long leased = 0, delayed = 0;
+	std::optional<double> oldest_visible;
+	if (metrics.is_object()) {
+		figures.visible = Integer(metrics.value("queue_visible_length", json())).value_or(0);
+		figures.oldest_msg_age_sec = Number(metrics.value("oldest_msg_age_sec", json()));
+		// Counts the default partitions of the queue and of its archive, as
+		// the alert query does.
+		if (catalog.value("partitioned", false))
+			figures.default_partition_rows = Integer(metrics.value("default_partition_length", json()));
+		// Every message is visible, unless the depth statement counted it.
+		if (figures.visible > 0)
+			oldest_visible = figures.oldest_msg_age_sec;
+	}
 	if (depth) {
 		figures.visible = ToLong((*depth)[1]);
 		leased = ToLong((*depth)[2]);
 		delayed = ToLong((*depth)[3]);
-		if ((*depth)[4])
-			figures.oldest_visible_age_sec = std::stod(*(*depth)[4]);
-	} else if (const json &metrics = catalog.at("metrics"); metrics.is_object()) {
-		// Every message is visible (else the depth statement counted it).
-		figures.visible = Integer(metrics.value("queue_visible_length", json())).value_or(0);
-		if (figures.visible > 0)
-			figures.oldest_visible_age_sec = Number(metrics.value("oldest_msg_age_sec", json()));
+		oldest_visible = (*depth)[4] ? std::optional<double>(std::stod(*(*depth)[4])) : std::nullopt;
 	}
 	if (policies.is_object())
 		figures.dead_lettered = Integer(policies.value("dead_lettered", json()));
@@ -112,7 +119,6 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth) const
 				continue;
 			figures.runway_messages = Integer(partition.value("runway_messages", json()));
 			figures.runway_seconds = Number(partition.value("runway_seconds", json()));
-			figures.default_partition_rows = Integer(partition.value("default_partition_rows", json()));
 			figures.partition_column = partition.value("partition_column", "");
 			figures.premake = Integer(partition.value("premake", json()));
 			figures.partition_interval = Integer(partition.value("partition_interval", json()));
@@ -126,7 +132,7 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth) const
 				{"leased", leased},
 				{"delayed", delayed},
 				{"total", figures.visible + leased + delayed},
-				{"oldest_visible_age_sec", OrNull(figures.oldest_visible_age_sec)},
+				{"oldest_visible_age_sec", OrNull(oldest_visible)},
 				{"dead_letter_queue", has_policy ? policies.at("dead_letter_queue") : json(nullptr)},
 				{"max_deliveries", has_policy ? policies.value("max_deliveries", json()) : json(nullptr)},
 				{"dead_lettered", has_policy ? OrNull(figures.dead_lettered) : json(nullptr)},

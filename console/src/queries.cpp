@@ -61,10 +61,14 @@ SELECT json_build_object(
  ORDER BY q.queue_name
 )SQL";
 
+// pg_partition_tree lists a partitioned table's partitions, and nothing for
+// a plain table: then the table's own counters.
 const char kCountersSql[] = R"SQL(
 SELECT l.queue_name, c.oid::bigint,
-       (SELECT sum(pg_stat_get_tuples_inserted(t.relid))::bigint FROM pg_partition_tree(c.oid) AS t),
-       (SELECT sum(pg_stat_get_tuples_updated(t.relid))::bigint FROM pg_partition_tree(c.oid) AS t)
+       (SELECT coalesce(sum(pg_stat_get_tuples_inserted(t.relid)), pg_stat_get_tuples_inserted(c.oid))::bigint
+          FROM pg_partition_tree(c.oid) AS t),
+       (SELECT coalesce(sum(pg_stat_get_tuples_updated(t.relid)), pg_stat_get_tuples_updated(c.oid))::bigint
+          FROM pg_partition_tree(c.oid) AS t)
   FROM pgmq.list_queues() AS l
   JOIN pg_class AS c ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
  WHERE )SQL" PGMQ_CONSOLE_SAFE_TABLE("c") R"SQL( AND has_table_privilege(c.oid, 'SELECT')

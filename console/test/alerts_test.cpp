@@ -8,7 +8,7 @@ TEST(ConsoleAlerts, QuietQueueFiresNothing)
 {
 	AlertFigures f;
 	f.visible = 3;
-	f.oldest_visible_age_sec = 10;
+	f.oldest_msg_age_sec = 10;
 	EXPECT_TRUE(FiringAlerts(f).empty());
 }
 
@@ -16,7 +16,7 @@ TEST(ConsoleAlerts, EachAlertAsDocsMonitoringDefinesIt)
 {
 	AlertFigures f;
 	f.visible = 1;
-	f.oldest_visible_age_sec = 301;
+	f.oldest_msg_age_sec = 301;
 	EXPECT_EQ(FiringAlerts(f), std::vector<std::string>{"oldest_visible"});
 	f.visible = 0;  // the oldest is leased or delayed: nothing waits
 	EXPECT_TRUE(FiringAlerts(f).empty());

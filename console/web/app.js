@@ -66,7 +66,6 @@
       if (v === null || v === undefined || v === false) continue;
       if (k === 'class') node.setAttribute('class', v);
       else if (k === 'text') node.textContent = v;
-      else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
       else node.setAttribute(k, v === true ? '' : String(v));
     }
   }

@@ -12,7 +12,9 @@ namespace pgmq::console {
 
 struct AlertFigures {
 	long long visible = 0;
-	std::optional<double> oldest_visible_age_sec;
+	// The oldest message, visible or not (metrics' oldest_msg_age_sec), as
+	// the alert query has it.
+	std::optional<double> oldest_msg_age_sec;
 	std::optional<long long> dead_lettered;
 	std::optional<long long> default_partition_rows;
 	// Partitioned queues (pgmq.partition_status of the queue table).
