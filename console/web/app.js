@@ -19,7 +19,7 @@
   const ALERTS = {
     oldest_visible: {
       short: 'messages wait too long',
-      long: 'Messages wait too long: the oldest visible message is older than 5 minutes.',
+      long: 'Messages wait too long: visible messages wait and the oldest message is older than 5 minutes.',
     },
     dead_letters: {
       short: 'dead letters waiting',
