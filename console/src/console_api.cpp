@@ -17,6 +17,9 @@ constexpr int kDefaultLimit = 50;
 constexpr int kMaxLimit = 200;
 // A queue dropped between the catalog and the count: count again.
 constexpr int kDepthAttempts = 3;
+// The overview's sparklines are 64 pixels wide: an hour of 10-second
+// samples for 1,000 queues would be 720,000 numbers every refresh.
+constexpr std::size_t kOverviewRatePoints = 60;
 
 std::optional<long long> Integer(const json &value)
 {
@@ -84,7 +87,7 @@ json ConsoleApi::Session()
 	});
 }
 
-json ConsoleApi::QueueObject(const json &catalog, const Row *depth) const
+json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t rate_points) const
 {
 	const std::string name = catalog.at("name").get<std::string>();
 	const json &policies = catalog.at("policies");
@@ -140,11 +143,11 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth) const
 				{"runway_seconds", OrNull(figures.runway_seconds)},
 				{"default_partition_rows", OrNull(figures.default_partition_rows)},
 				{"alerts", FiringAlerts(figures)},
-				{"send_rate", rates_.SendRates(name)},
-				{"read_rate", rates_.ReadRates(name)}};
+				{"send_rate", rates_.SendRates(name, rate_points)},
+				{"read_rate", rates_.ReadRates(name, rate_points)}};
 }
 
-json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, int &hidden)
+json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden)
 {
 	for (int attempt = 1;; ++attempt) {
 		std::vector<json> catalog;
@@ -180,7 +183,8 @@ json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, int 
 		for (std::size_t i = 0; i < catalog.size(); ++i)
 			if (catalog[i].value("readable", false))
 				queues.push_back(QueueObject(
-					catalog[i], depth_index[i] >= 0 ? by_index[static_cast<std::size_t>(depth_index[i])] : nullptr));
+					catalog[i], depth_index[i] >= 0 ? by_index[static_cast<std::size_t>(depth_index[i])] : nullptr,
+					rate_points));
 		return queues;
 	}
 }
@@ -189,7 +193,7 @@ json ConsoleApi::Overview()
 {
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		int hidden = 0;
-		json queues = Queues(session, std::nullopt, hidden);
+		json queues = Queues(session, std::nullopt, kOverviewRatePoints, hidden);
 		return json{{"generated_at", UtcNow()}, {"hidden_queues", hidden}, {"queues", std::move(queues)}};
 	});
 }
@@ -211,7 +215,7 @@ json ConsoleApi::Queue(const std::string &name)
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		json entry = Catalog(session, name);
 		int hidden = 0;
-		json queues = Queues(session, name, hidden);
+		json queues = Queues(session, name, 0, hidden);
 		if (queues.empty())
 			throw ApiError(404, "queue \"" + name + "\" does not exist");
 		json policies = entry.at("policies");

@@ -33,10 +33,11 @@ class ConsoleApi {
 
   private:
 	// The catalog rows ($1 NULL: every queue) and their depth, as the
-	// page's queue objects; hidden counts queues the role may not read.
-	nlohmann::json Queues(pgmq::console::Session &session, const Value &name, int &hidden);
+	// page's queue objects with rate series of at most rate_points (0: all);
+	// hidden counts queues the role may not read.
+	nlohmann::json Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden);
 	nlohmann::json Catalog(pgmq::console::Session &session, const std::string &name);
-	nlohmann::json QueueObject(const nlohmann::json &catalog, const Row *depth) const;
+	nlohmann::json QueueObject(const nlohmann::json &catalog, const Row *depth, std::size_t rate_points) const;
 
 	Pool &pool_;
 	const RateHistory &rates_;

@@ -572,6 +572,22 @@ try {
   same('read-only: a purge POST is refused with 403', refused, 403);
   same('read-only: jobs still has its messages', Number(sql('SELECT count(*) FROM pgmq.q_jobs')) > 0, true);
 
+  // ------------------------------------------------------- 1,000 queues
+  // From a reload to a table with every queue's row: load, session,
+  // overview, render; the best of three.
+  sql("SELECT pgmq.create('bulk_' || i) FROM generate_series(1, 1000) AS i");
+  const queueCount = Number(sql('SELECT count(*) FROM pgmq.meta'));
+  const renders = [];
+  for (let i = 0; i < 3; i += 1) {
+    const started = Date.now();
+    await page.reload();
+    await page.waitForFunction((n) => document.querySelectorAll('#overview tbody tr[data-queue]').length === n,
+      queueCount, { timeout: 20000 });
+    renders.push(Date.now() - started);
+  }
+  console.log(`     the overview of ${queueCount} queues rendered in ${renders.join(', ')} ms`);
+  check(`${queueCount} queues: the overview renders in under a second`, Math.min(...renders) < 1000, `${renders} ms`);
+
   // --------------------------------------------------------------- page
   check('no script errors, CSP violations or unexpected dialogs', pageErrors.length === 0, pageErrors.join(' | '));
   exitCode = failures === 0 ? 0 : 1;

@@ -29,11 +29,14 @@ class RateHistory {
 	// One sample of every queue at seconds (monotonic); queues missing from
 	// it are forgotten.
 	void Record(double seconds, const std::vector<CounterSample> &samples);
-	// Per second, one per interval between samples, oldest first.
-	std::vector<double> SendRates(const std::string &queue) const;
-	std::vector<double> ReadRates(const std::string &queue) const;
+	// Per second, oldest first: one per interval between samples, or, when
+	// there are more than max_points, the average of as many consecutive
+	// intervals as it takes to fit (the newest bucket may hold fewer).
+	std::vector<double> SendRates(const std::string &queue, std::size_t max_points) const;
+	std::vector<double> ReadRates(const std::string &queue, std::size_t max_points) const;
 
   private:
+	static std::vector<double> Downsample(const std::deque<double> &rates, std::size_t max_points);
 	struct Series {
 		std::uint32_t relid = 0;
 		double seconds = 0;
