@@ -423,10 +423,13 @@
     renderOverviewShell(view);
     const tick = async () => {
       try {
+        const started = performance.now();
         const data = await api('/api/overview');
         if (gen !== state.generation) return;
         state.overview = data;
         renderOverviewRows(data);
+        // How long this refresh took, from the request to the rendered rows.
+        document.getElementById('overview').dataset.refreshMs = String(Math.round(performance.now() - started));
         document.getElementById('overview-error').hidden = true;
         setConn(`updated ${fmtTime(data.generated_at)}`, false);
       } catch (e) {

@@ -573,20 +573,24 @@ try {
   same('read-only: jobs still has its messages', Number(sql('SELECT count(*) FROM pgmq.q_jobs')) > 0, true);
 
   // ------------------------------------------------------- 1,000 queues
-  // From a reload to a table with every queue's row: load, session,
-  // overview, render; the best of three.
+  // One refresh of the overview, from its request to the rendered rows, as
+  // the page times it (performance.now()), for three refreshes after a
+  // first that warms the console's sessions.
   sql("SELECT pgmq.create('bulk_' || i) FROM generate_series(1, 1000) AS i");
   const queueCount = Number(sql('SELECT count(*) FROM pgmq.meta'));
-  const renders = [];
+  await page.reload();
+  await page.waitForFunction((n) => document.querySelectorAll('#overview tbody tr[data-queue]').length === n,
+    queueCount, { timeout: 20000 });
+  const refreshes = [];
   for (let i = 0; i < 3; i += 1) {
-    const started = Date.now();
-    await page.reload();
-    await page.waitForFunction((n) => document.querySelectorAll('#overview tbody tr[data-queue]').length === n,
-      queueCount, { timeout: 20000 });
-    renders.push(Date.now() - started);
+    const stamp = await page.getAttribute('#overview', 'data-generated-at');
+    await page.waitForFunction((s) => document.getElementById('overview').dataset.generatedAt !== s, stamp,
+      { timeout: 15000 });
+    refreshes.push(Number(await page.getAttribute('#overview', 'data-refresh-ms')));
   }
-  console.log(`     the overview of ${queueCount} queues rendered in ${renders.join(', ')} ms`);
-  check(`${queueCount} queues: the overview renders in under a second`, Math.min(...renders) < 1000, `${renders} ms`);
+  console.log(`     a refresh of the overview of ${queueCount} queues took ${refreshes.join(', ')} ms`);
+  check(`${queueCount} queues: a refresh of the overview renders in under a second`,
+    Math.max(...refreshes) < 1000, `${refreshes} ms`);
 
   // --------------------------------------------------------------- page
   check('no script errors, CSP violations or unexpected dialogs', pageErrors.length === 0, pageErrors.join(' | '));
