@@ -41,6 +41,7 @@
     generation: 0, // bumped on every route change: late answers of an old view are dropped
     sort: loadSort(),
     overview: null,
+    overviewRows: new Map(), // queue name -> { signature, tr } of the rows on the page
   };
 
   // ---------------------------------------------------------------- helpers
@@ -219,11 +220,27 @@
 
   // ------------------------------------------------------------- sparklines
 
+  // What a rate series says, for a tooltip: its span, maximum and last value.
+  function sparkTitle(points, label) {
+    const pts = numbers(points);
+    if (pts.length === 0) return `${label}: no samples yet`;
+    const max = pts.reduce((m, p) => Math.max(m, p), 0);
+    const span = fmtDuration(pts.length * (state.session ? state.session.sample_seconds : 1));
+    return `${label} over the last ${span}: max ${fmtRate(max)}/s, last ${fmtRate(pts[pts.length - 1])}/s`;
+  }
+
+  function numbers(points) {
+    return Array.isArray(points) ? points.filter((p) => typeof p === 'number') : [];
+  }
+
   // An inline SVG of a rate series (oldest first), scaled to its own maximum.
+  // Two shapes at most (its base line is the CSS border): an overview draws
+  // two per queue, so each element counts on every refresh. The caller puts
+  // sparkTitle() on the element around it.
   function sparkline(points, label) {
     const w = 64;
     const h = 16;
-    const pts = Array.isArray(points) ? points.filter((p) => typeof p === 'number') : [];
+    const pts = numbers(points);
     const max = pts.reduce((m, p) => Math.max(m, p), 0);
     const last = pts.length ? pts[pts.length - 1] : null;
     const node = svg('svg', {
@@ -232,15 +249,11 @@
       height: h,
       viewBox: `0 0 ${w} ${h}`,
       role: 'img',
+      'aria-label': label,
       'data-points': pts.length,
       'data-max': max,
       'data-last': last === null ? '' : last,
     });
-    const title = pts.length
-      ? `${label} over the last ${fmtDuration(pts.length * (state.session ? state.session.sample_seconds : 1))}: max ${fmtRate(max)}/s, last ${fmtRate(last)}/s`
-      : `${label}: no samples yet`;
-    node.append(svg('title', { text: title }));
-    node.append(svg('line', { class: 'spark-base', x1: 0, y1: h - 0.5, x2: w, y2: h - 0.5 }));
     if (pts.length === 0) return node;
     const step = pts.length > 1 ? w / (pts.length - 1) : 0;
     const y = (p) => (max > 0 ? h - 1 - (p / max) * (h - 3) : h - 1).toFixed(1);
@@ -307,6 +320,7 @@
   }
 
   function renderOverviewShell(view) {
+    state.overviewRows = new Map();
     const head = el('tr');
     for (const c of COLUMNS) {
       const btn = el('button', { type: 'button', class: 'sort', 'data-sort': c.key, title: c.title || null }, c.label);
@@ -342,8 +356,9 @@
 
   function rateCell(key, series, label) {
     const last = lastOf(series);
-    return el('td', { class: 'num rate', 'data-col': key, 'data-value': last === null ? '' : last },
-      sparkline(series, label), el('span', { class: 'rate-value' }, last === null ? '—' : fmtRate(last)));
+    return el('td', {
+      class: 'num rate', 'data-col': key, 'data-value': last === null ? '' : last, title: sparkTitle(series, label),
+    }, sparkline(series, label), el('span', { class: 'rate-value' }, last === null ? '—' : fmtRate(last)));
   }
 
   function badges(q) {
@@ -352,6 +367,40 @@
     if (q.partitioned) out.push(el('span', { class: 'badge badge-part', 'data-badge': 'partitioned' }, 'partitioned'));
     if (q.unlogged) out.push(el('span', { class: 'badge', 'data-badge': 'unlogged' }, 'unlogged'));
     return out;
+  }
+
+  function overviewRow(q) {
+    const alerts = q.alerts || [];
+    const has = (a) => alerts.includes(a);
+    const tr = el('tr', {
+      'data-queue': q.name,
+      'data-alerts': alerts.join(' '),
+      'data-paused': q.paused ? 'true' : 'false',
+      class: [alerts.length ? 'alert' : '', q.paused ? 'paused' : ''].join(' ').trim() || null,
+    });
+    tr.append(
+      el('td', { 'data-col': 'name', class: 'name' },
+        el('a', { href: queueHref(q.name) }, q.name), ' ', badges(q)),
+      numCell('visible', q.visible),
+      numCell('leased', q.leased),
+      numCell('delayed', q.delayed),
+      numCell('total', q.total),
+      numCell('oldest', q.oldest_visible_age_sec, fmtDuration(q.oldest_visible_age_sec),
+        has('oldest_visible') ? 'cell-alert' : null),
+      rateCell('send_rate', q.send_rate, 'sends/s'),
+      rateCell('read_rate', q.read_rate, 'reads/s'),
+      numCell('dead_lettered', q.dead_lettered, undefined, has('dead_letters') ? 'cell-alert' : null),
+      numCell('runway_messages', q.runway_messages, undefined, has('runway') ? 'cell-alert' : null),
+      numCell('runway_seconds', q.runway_seconds, fmtDuration(q.runway_seconds), has('runway') ? 'cell-alert' : null),
+      numCell('default_rows', q.default_partition_rows, undefined, has('default_partition') ? 'cell-alert' : null),
+      el('td', { 'data-col': 'alerts', class: 'alerts' },
+        alerts.map((a) => el('span', {
+          class: 'alert-name',
+          'data-alert': a,
+          title: ALERTS[a] ? ALERTS[a].long : a,
+        }, ALERTS[a] ? ALERTS[a].short : a.replace(/_/g, ' ')))),
+    );
+    return tr;
   }
 
   function renderOverviewRows(data) {
@@ -365,44 +414,23 @@
     table.dataset.sort = `${state.sort.key} ${state.sort.dir}`;
     table.dataset.generatedAt = data.generated_at || '';
     const tbody = table.tBodies[0];
-    clear(tbody);
     const queues = sortedQueues(data.queues || []);
+    // A row is rebuilt only when its queue's figures changed: the rows of
+    // idle queues, most of a large overview, are kept and only moved.
+    const rows = new Map();
+    const fragment = document.createDocumentFragment();
     if (queues.length === 0) {
-      tbody.append(el('tr', { class: 'empty' }, el('td', { colspan: COLUMNS.length }, 'No queues.')));
+      fragment.append(el('tr', { class: 'empty' }, el('td', { colspan: COLUMNS.length }, 'No queues.')));
     }
     for (const q of queues) {
-      const alerts = q.alerts || [];
-      const has = (a) => alerts.includes(a);
-      const tr = el('tr', {
-        'data-queue': q.name,
-        'data-alerts': alerts.join(' '),
-        'data-paused': q.paused ? 'true' : 'false',
-        class: [alerts.length ? 'alert' : '', q.paused ? 'paused' : ''].join(' ').trim() || null,
-      });
-      tr.append(
-        el('td', { 'data-col': 'name', class: 'name' },
-          el('a', { href: queueHref(q.name) }, q.name), ' ', badges(q)),
-        numCell('visible', q.visible),
-        numCell('leased', q.leased),
-        numCell('delayed', q.delayed),
-        numCell('total', q.total),
-        numCell('oldest', q.oldest_visible_age_sec, fmtDuration(q.oldest_visible_age_sec),
-          has('oldest_visible') ? 'cell-alert' : null),
-        rateCell('send_rate', q.send_rate, 'sends/s'),
-        rateCell('read_rate', q.read_rate, 'reads/s'),
-        numCell('dead_lettered', q.dead_lettered, undefined, has('dead_letters') ? 'cell-alert' : null),
-        numCell('runway_messages', q.runway_messages, undefined, has('runway') ? 'cell-alert' : null),
-        numCell('runway_seconds', q.runway_seconds, fmtDuration(q.runway_seconds), has('runway') ? 'cell-alert' : null),
-        numCell('default_rows', q.default_partition_rows, undefined, has('default_partition') ? 'cell-alert' : null),
-        el('td', { 'data-col': 'alerts', class: 'alerts' },
-          alerts.map((a) => el('span', {
-            class: 'alert-name',
-            'data-alert': a,
-            title: ALERTS[a] ? ALERTS[a].long : a,
-          }, ALERTS[a] ? ALERTS[a].short : a.replace(/_/g, ' ')))),
-      );
-      tbody.append(tr);
+      const signature = JSON.stringify(q);
+      const kept = state.overviewRows.get(q.name);
+      const tr = kept && kept.signature === signature ? kept.tr : overviewRow(q);
+      rows.set(q.name, { signature, tr });
+      fragment.append(tr);
     }
+    state.overviewRows = rows;
+    tbody.replaceChildren(fragment);
     const n = (data.queues || []).length;
     const alerting = (data.queues || []).filter((q) => (q.alerts || []).length).length;
     const summary = document.getElementById('overview-summary');
@@ -426,10 +454,14 @@
         const started = performance.now();
         const data = await api('/api/overview');
         if (gen !== state.generation) return;
+        const fetched = performance.now();
         state.overview = data;
         renderOverviewRows(data);
-        // How long this refresh took, from the request to the rendered rows.
-        document.getElementById('overview').dataset.refreshMs = String(Math.round(performance.now() - started));
+        // How long this refresh took, from the request to the rendered rows,
+        // and of that the answer (request, server, JSON parse).
+        const table = document.getElementById('overview');
+        table.dataset.fetchMs = String(Math.round(fetched - started));
+        table.dataset.refreshMs = String(Math.round(performance.now() - started));
         document.getElementById('overview-error').hidden = true;
         setConn(`updated ${fmtTime(data.generated_at)}`, false);
       } catch (e) {
@@ -605,8 +637,10 @@
     ]);
     // the two sparklines, larger, under the numbers
     const spark = el('div', { class: 'summary-sparks' },
-      el('span', { class: 'muted' }, 'sends/s '), sparkline(q.send_rate, 'sends/s'),
-      el('span', { class: 'muted' }, ' reads/s '), sparkline(q.read_rate, 'reads/s'));
+      el('span', { class: 'muted' }, 'sends/s '),
+      el('span', { title: sparkTitle(q.send_rate, 'sends/s') }, sparkline(q.send_rate, 'sends/s')),
+      el('span', { class: 'muted' }, ' reads/s '),
+      el('span', { title: sparkTitle(q.read_rate, 'reads/s') }, sparkline(q.read_rate, 'reads/s')));
     dl.append(el('div', { class: 'summary-wide' }, spark));
 
     renderPolicies(page.info.policies);
