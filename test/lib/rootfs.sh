@@ -48,6 +48,17 @@ ensure_rootfs() {
   echo "$root"
 }
 
+# prepare_rootfs MAJOR: ensure_rootfs, then inside it the packages that
+# test/run would install there first (ensure_packages of scripts/lib/cluster.sh),
+# so that test/run can make the root while the host's tier builds.
+prepare_rootfs() {
+  local major=$1 root
+  root=$(ensure_rootfs "$major") || return 1
+  cp "$PGMQ_REPO/scripts/lib/cluster.sh" "$root/tmp/pgmq-packages.sh"
+  in_rootfs "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+    PG_MAJOR="$major" PGMQ_IN_ROOTFS=1 bash -c '. /tmp/pgmq-packages.sh && ensure_packages'
+}
+
 # in_rootfs ROOT CMD...: runs CMD inside ROOT with /proc, /dev and /sys
 # mounted (a server needs them), unmounting them afterwards.
 in_rootfs() {
