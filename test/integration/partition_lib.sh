@@ -65,13 +65,15 @@ expect_error() {
 }
 
 # wait_for DESCRIPTION SECONDS SQL: polls the query until it returns t.
+# The deadline is kept in milliseconds: with whole seconds ($SECONDS) a
+# limit of 2 could end after a little over 1.
 wait_for() {
   local what=$1 limit=$2 deadline
   shift 2
-  deadline=$((SECONDS + limit))
+  deadline=$(($(date +%s%3N) + limit * 1000))
   while [ "$(sql "$*")" != t ]; do
-    [ $SECONDS -lt $deadline ] || fail "$what: not within ${limit}s ($*)${PART_BGW_SAVED:+$BGW_HINT}"
-    sleep 0.5
+    [ "$(date +%s%3N)" -lt "$deadline" ] || fail "$what: not within ${limit}s ($*)${PART_BGW_SAVED:+$BGW_HINT}"
+    sleep 0.2
   done
   say "ok: $what"
 }
