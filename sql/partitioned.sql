@@ -211,6 +211,17 @@ SELECT * FROM pgmq.partition_status('part_plain');
 SELECT * FROM pgmq.partition_status('part_nosuch');
 
 --------------------------------------------------------------------------------
+-- Without a retention (left out or NULL), one of the interval's kind:
+-- upstream's 100000 ids up to an interval of 10000, else ten intervals.
+--------------------------------------------------------------------------------
+SELECT pgmq.create_partitioned('part_default_time', '1 day');
+SELECT pgmq.create_partitioned('part_default_ids', '1000', NULL);
+SELECT pgmq.create_partitioned('part_default_big', '100000');
+SELECT parent_table, partition_interval, retention FROM partman.part_config
+ WHERE parent_table LIKE 'pgmq.q\_part\_default%' ORDER BY 1;
+SELECT pgmq.drop_queue(q) FROM unnest(ARRAY['part_default_time', 'part_default_ids', 'part_default_big']) AS q;
+
+--------------------------------------------------------------------------------
 -- Errors; none of them leaves anything behind.
 --------------------------------------------------------------------------------
 SELECT pgmq.create_partitioned('part_bad', '1 dya', '7 days');
@@ -228,8 +239,10 @@ SELECT pgmq.create_partitioned('part_bad$', '10', '100');
 SELECT pgmq.create_partitioned(repeat('x', 48), '10', '100');
 SELECT pgmq.create_partitioned(NULL, '10', '100');
 SELECT pgmq.create_partitioned('part_bad', NULL, '100');
-SELECT pgmq.create_partitioned('part_bad', '10', NULL);
 SELECT pgmq.create_partitioned('part_bad', '10', '100', NULL);
+-- A retention shorter than the interval would drop partitions as they fill.
+SELECT pgmq.create_partitioned('part_bad', '1 day', '1 hour');
+SELECT pgmq.create_partitioned('part_bad', '1000', '100');
 -- A plain queue cannot become partitioned, nor a queue change its kind.
 SELECT pgmq.create_partitioned('part_plain', '10', '100');
 SELECT pgmq.create_partitioned('part_id', '1 day', '7 days');

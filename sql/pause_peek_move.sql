@@ -1,5 +1,5 @@
 -- pause_peek_move: pause and resume (every read path returns nothing while
--- a queue is paused, sends are kept, list_queues and metrics say so, only
+-- a queue is paused, sends are kept, queue_state says so, only
 -- the owner may), peek (msg_id order, visible or not, nothing leased,
 -- SELECT only), move (new ids in the target, headers kept plus
 -- x-pgmq-moved-from, atomic) and unarchive (back with their ids, visible at
@@ -44,9 +44,9 @@ SELECT count(*) AS read_with_poll FROM pgmq.read_with_poll('ppm_q', 30, 10, 1, 1
 SELECT count(*) AS pop FROM pgmq.pop('ppm_q', 10);
 SELECT count(*) AS read_grouped FROM pgmq.read_grouped('ppm_q', 30, 10);
 SELECT count(*) AS read_grouped_rr FROM pgmq.read_grouped_rr('ppm_q', 30, 10);
-SELECT queue_name, paused FROM pgmq.list_queues() ORDER BY queue_name;
-SELECT queue_name, queue_length, queue_visible_length, paused FROM pgmq.metrics('ppm_q');
-SELECT queue_name, paused FROM pgmq.metrics_all() ORDER BY queue_name;
+SELECT queue_name, paused, paused_at IS NOT NULL AS since, visible_length, leased_length, delayed_length
+  FROM pgmq.queue_state_all() ORDER BY queue_name;
+SELECT queue_name, queue_length, queue_visible_length FROM pgmq.metrics('ppm_q');
 -- list_policies shows delivery policies, not a pause.
 SELECT queue_name, dead_letter_queue FROM pgmq.list_policies();
 -- Pausing twice is fine; so is resuming a queue that is not paused.
@@ -72,7 +72,7 @@ SELECT count(*) AS still_paused FROM pgmq.read('ppm_q', 30, 10);
 SELECT pgmq.resume('ppm_q');
 SELECT msg_id FROM pgmq.read('ppm_q', 0, 2);
 SELECT msg_id FROM pgmq.pop('ppm_q');
-SELECT queue_name, paused FROM pgmq.metrics('ppm_q');
+SELECT queue_name, paused, paused_at FROM pgmq.queue_state('ppm_q');
 -- Clearing the dead letters keeps no empty policy row behind.
 SELECT pgmq.clear_dead_letter_queue('ppm_q');
 SELECT count(*) AS policy_rows FROM pgmq.policies;

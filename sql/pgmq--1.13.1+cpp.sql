@@ -58,9 +58,7 @@ CREATE TYPE pgmq.queue_record AS (
     queue_name VARCHAR,
     is_partitioned BOOLEAN,
     is_unlogged BOOLEAN,
-    created_at TIMESTAMP WITH TIME ZONE,
-    -- Not in upstream; last, so clients that read columns by position work.
-    paused BOOLEAN
+    created_at TIMESTAMP WITH TIME ZONE
 );
 
 CREATE TYPE pgmq.metrics_result AS (
@@ -71,8 +69,7 @@ CREATE TYPE pgmq.metrics_result AS (
     total_messages bigint,
     scrape_time timestamp with time zone,
     queue_visible_length bigint,
-    default_partition_length bigint,
-    paused boolean  -- not in upstream (pgmq.pause)
+    default_partition_length bigint
 );
 
 -------------------------------------------------------------------------------
@@ -108,16 +105,9 @@ CREATE FUNCTION pgmq.format_table_name(queue_name TEXT, prefix TEXT) RETURNS TEX
 CREATE FUNCTION pgmq.acquire_queue_lock(queue_name TEXT) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_acquire_queue_lock' LANGUAGE C;
 
--- paused: the queue's policy row, written for its current table, has paused_at.
 CREATE FUNCTION pgmq.list_queues() RETURNS SETOF pgmq.queue_record
     LANGUAGE sql AS $$
-    SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at,
-           EXISTS (SELECT FROM pgmq.policies AS p
-                     JOIN pg_catalog.pg_class AS c ON c.oid OPERATOR(pg_catalog.=) p.queue_relid
-                    WHERE p.queue_name OPERATOR(pg_catalog.=) m.queue_name AND p.paused_at IS NOT NULL
-                      AND c.relname OPERATOR(pg_catalog.=) ('q_' OPERATOR(pg_catalog.||)
-                          pg_catalog.lower(m.queue_name::pg_catalog.text COLLATE pg_catalog."C"))::pg_catalog.name)
-      FROM pgmq.meta AS m
+    SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at FROM pgmq.meta AS m
 $$;
 
 -------------------------------------------------------------------------------
@@ -244,8 +234,10 @@ CREATE FUNCTION pgmq.metrics_all() RETURNS SETOF pgmq.metrics_result
 -------------------------------------------------------------------------------
 -- Partitioned queues (pg_partman)
 -------------------------------------------------------------------------------
+-- retention_interval left out (or NULL): one of the interval's kind, upstream's
+-- '100000' for id intervals up to 10000, else ten intervals.
 CREATE FUNCTION pgmq.create_partitioned(
-    queue_name TEXT, partition_interval TEXT DEFAULT '10000', retention_interval TEXT DEFAULT '100000',
+    queue_name TEXT, partition_interval TEXT DEFAULT '10000', retention_interval TEXT DEFAULT NULL,
     premake INTEGER DEFAULT 4) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_create_partitioned' LANGUAGE C;
 
@@ -609,8 +601,22 @@ CREATE FUNCTION pgmq.set_dead_letter_queue(queue_name TEXT, dead_letter_queue TE
 CREATE FUNCTION pgmq.clear_dead_letter_queue(queue_name TEXT) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_clear_dead_letter_queue' LANGUAGE C;
 
+-- Moves the messages dead-lettered from queue_name (their x-pgmq-dead-letter
+-- header names it) back to it: a dead-letter queue may be shared.
 CREATE FUNCTION pgmq.redrive(dead_letter_queue TEXT, queue_name TEXT, qty INTEGER DEFAULT NULL) RETURNS BIGINT
     AS 'MODULE_PATHNAME', 'pgmq_redrive' LANGUAGE C;
+
+-- Every message of a dead-letter queue back to the queue it came from.
+CREATE FUNCTION pgmq.redrive_all(dead_letter_queue TEXT) RETURNS TABLE (queue_name TEXT, redriven BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_redrive_all' LANGUAGE C;
+
+-- A consumer's "this message cannot be processed": to the queue's
+-- dead-letter queue now, with a reason (RabbitMQ's reject without requeue).
+CREATE FUNCTION pgmq.dead_letter(queue_name TEXT, msg_id BIGINT, reason TEXT DEFAULT NULL) RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_dead_letter' LANGUAGE C;
+
+CREATE FUNCTION pgmq.dead_letter(queue_name TEXT, msg_ids BIGINT[], reason TEXT DEFAULT NULL) RETURNS SETOF BIGINT
+    AS 'MODULE_PATHNAME', 'pgmq_dead_letter_batch' LANGUAGE C;
 
 CREATE FUNCTION pgmq.set_retry_backoff(queue_name TEXT, base_seconds INTEGER, max_seconds INTEGER) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_set_retry_backoff' LANGUAGE C;
@@ -620,6 +626,10 @@ CREATE FUNCTION pgmq.clear_retry_backoff(queue_name TEXT) RETURNS void
 
 CREATE FUNCTION pgmq.retry(queue_name TEXT, msg_id BIGINT) RETURNS SETOF pgmq.message_record
     AS 'MODULE_PATHNAME', 'pgmq_retry' LANGUAGE C;
+
+-- The same, with why it failed: kept in the message's x-pgmq-failures.
+CREATE FUNCTION pgmq.retry(queue_name TEXT, msg_id BIGINT, reason TEXT) RETURNS SETOF pgmq.message_record
+    AS 'MODULE_PATHNAME', 'pgmq_retry_reason' LANGUAGE C;
 
 CREATE FUNCTION pgmq.set_deduplication(queue_name TEXT, "window" INTERVAL) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_set_deduplication' LANGUAGE C;
@@ -660,6 +670,23 @@ CREATE FUNCTION pgmq.list_policies()
                    retry_base_seconds INTEGER, retry_max_seconds INTEGER, deduplication_window INTERVAL,
                    retention_max_age INTERVAL, retention_archive_max_age INTERVAL, priority_levels INTEGER)
     AS 'MODULE_PATHNAME', 'pgmq_list_policies' LANGUAGE C;
+
+-- What upstream's metrics and list_queues do not say: whether a queue is
+-- paused, its priorities, its dead letters (and which queues dead-letter
+-- into it), and its messages split into visible, leased (read, their
+-- visibility timeout running) and delayed (sent for later, never read).
+-- Counts are NULL where the caller may not read the queue.
+CREATE FUNCTION pgmq.queue_state(queue_name TEXT)
+    RETURNS TABLE (queue_name TEXT, paused BOOLEAN, paused_at TIMESTAMP WITH TIME ZONE, priority_levels INTEGER,
+                   dead_letter_queue TEXT, dead_lettered BIGINT, dead_letter_for TEXT[], visible_length BIGINT,
+                   leased_length BIGINT, delayed_length BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_queue_state' LANGUAGE C;
+
+CREATE FUNCTION pgmq.queue_state_all()
+    RETURNS TABLE (queue_name TEXT, paused BOOLEAN, paused_at TIMESTAMP WITH TIME ZONE, priority_levels INTEGER,
+                   dead_letter_queue TEXT, dead_lettered BIGINT, dead_letter_for TEXT[], visible_length BIGINT,
+                   leased_length BIGINT, delayed_length BIGINT)
+    AS 'MODULE_PATHNAME', 'pgmq_queue_state_all' LANGUAGE C;
 
 -------------------------------------------------------------------------------
 -- Function names of pgmq are pgmq's (docs/permissions.md)

@@ -238,7 +238,7 @@ SELECT queue_name, queue_length, total_messages FROM pgmq.metrics_all() WHERE qu
 SELECT * FROM tenant_is_superuser;
 -- An overload that makes a call by name ambiguous does not break it either.
 CREATE FUNCTION pgmq.metrics(queue_name varchar, extra int DEFAULT 0) RETURNS pgmq.metrics_result LANGUAGE sql AS $$
-    SELECT ROW($1, -2, NULL, NULL, -2, now(), -2, NULL, NULL)::pgmq.metrics_result
+    SELECT ROW($1, -2, NULL, NULL, -2, now(), -2, NULL)::pgmq.metrics_result
 $$;
 SELECT queue_name, queue_length, total_messages FROM pgmq.metrics_all() WHERE queue_name = 'victim_q';
 SELECT * FROM tenant_is_superuser;

@@ -87,3 +87,27 @@ SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ') -> ' 
 SELECT count(*) AS upstream_functions FROM upstream_functions;
 -- Missing here, or with another signature: none.
 SELECT signature AS missing FROM upstream_functions EXCEPT SELECT signature FROM our_functions ORDER BY 1;
+-- Upstream's result types, attribute by attribute in order: clients decode
+-- them by position, and upstream adds its new columns at the end, so any
+-- column of ours there would be read as upstream's next one. The types of
+-- RETURNS TABLE functions are part of the signatures above.
+CREATE TEMP TABLE upstream_types (type_name text, attributes text, PRIMARY KEY (type_name));
+INSERT INTO upstream_types VALUES
+    ('message_record', 'msg_id bigint, read_ct integer, enqueued_at timestamp with time zone, last_read_at timestamp with time zone, vt timestamp with time zone, message jsonb, headers jsonb'),
+    ('metrics_result', 'queue_name text, queue_length bigint, newest_msg_age_sec integer, oldest_msg_age_sec integer, total_messages bigint, scrape_time timestamp with time zone, queue_visible_length bigint, default_partition_length bigint'),
+    ('queue_record', 'queue_name character varying, is_partitioned boolean, is_unlogged boolean, created_at timestamp with time zone');
+-- Types whose attributes differ from upstream's: none.
+SELECT u.type_name, u.attributes AS upstream, o.attributes AS ours
+  FROM upstream_types AS u
+  LEFT JOIN (SELECT t.typname::text AS type_name,
+                    string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum) AS attributes
+               FROM pg_type AS t JOIN pg_attribute AS a ON a.attrelid = t.typrelid
+              WHERE t.typnamespace = 'pgmq'::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
+              GROUP BY t.typname) AS o USING (type_name)
+ WHERE o.attributes IS DISTINCT FROM u.attributes
+ ORDER BY 1;
+-- What list_queues, metrics and metrics_all return: those types' columns.
+SELECT p.proname, pg_get_function_result(p.oid) AS returns
+  FROM pg_proc AS p
+ WHERE p.pronamespace = 'pgmq'::regnamespace AND p.proname IN ('list_queues', 'metrics', 'metrics_all')
+ ORDER BY 1;

@@ -50,7 +50,8 @@ std::string GrantCheckSql()
 	       CanGrant("has_function_privilege", "p.oid", {"EXECUTE"}) + ") " + lacking + "), true), " +
 	       CanGrant("has_table_privilege", "$2", {"SELECT", "INSERT", "UPDATE", "DELETE"}) + ", COALESCE(" +
 	       CanGrant("has_sequence_privilege", "s.seq", {"SELECT"}) + ", true), " +
-	       CanGrant("has_table_privilege", "$3", {"SELECT", "INSERT"}) +
+	       CanGrant("has_table_privilege", "$3", {"SELECT", "INSERT"}) + ", " +
+	       "pg_catalog.has_table_privilege($1, $4, 'INSERT'), " + CanGrant("has_table_privilege", "$4", {"INSERT"}) +
 	       " FROM pg_catalog.pg_namespace n, pg_catalog.pg_get_serial_sequence($2, 'msg_id') AS s(seq) "
 	       "WHERE n.nspname OPERATOR(pg_catalog.=) 'pgmq'";
 }
@@ -83,7 +84,39 @@ std::vector<std::string> GrantQueueAccessStatements(std::string_view queue_name,
 		RequireGrantable(check.can_grant_archive, queue_name, "SELECT, INSERT on " + archive_table);
 		statements.push_back("GRANT SELECT, INSERT ON TABLE " + archive_table + " TO " + role);
 	}
+	if (!check.dead_letter_table.empty() && !check.has_dead_letter_insert) {
+		RequireGrantable(check.can_grant_dead_letter, queue_name,
+		                 "INSERT on " + check.dead_letter_table + ", its dead-letter queue");
+		statements.push_back("GRANT INSERT ON TABLE " + check.dead_letter_table + " TO " + role);
+	}
 	return statements;
+}
+
+std::string DeadLetterReadersSql()
+{
+	// PUBLIC's grants have grantee 0, which has_table_privilege names 'public'.
+	return "SELECT DISTINCT CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(r.rolname) "
+	       "END, pg_catalog.has_table_privilege($2, 'INSERT WITH GRANT OPTION') "
+	       "FROM pg_catalog.pg_class c CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a "
+	       "LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee "
+	       "WHERE c.oid OPERATOR(pg_catalog.=) $1 AND a.privilege_type OPERATOR(pg_catalog.=) 'UPDATE' "
+	       "AND a.grantee OPERATOR(pg_catalog.<>) c.relowner AND NOT pg_catalog.has_table_privilege("
+	       "CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN 'public' ELSE r.rolname::pg_catalog.text END, $2, 'INSERT') "
+	       "ORDER BY 1";
+}
+
+std::string GrantDeadLetterInsertStatement(std::string_view queue_name, const std::string &dead_letter_table,
+                                           const std::vector<std::string> &roles, bool can_grant)
+{
+	std::string grantees;
+	for (const std::string &role : roles)
+		grantees += (grantees.empty() ? "" : ", ") + role;
+	if (!can_grant)
+		throw CoreError(ErrorKind::PermissionDenied,
+		                "permission denied to set the dead-letter queue of queue \"" + std::string(queue_name) +
+		                    "\": its readers " + grantees + " could not move messages there, and the caller cannot "
+		                    "grant them INSERT on " + dead_letter_table);
+	return "GRANT INSERT ON TABLE " + dead_letter_table + " TO " + grantees;
 }
 
 }  // namespace pgmq::core

@@ -65,9 +65,30 @@ PartitionPlan PlanPartitioning(std::string_view partition_interval, std::string_
 	if (partition_ids) {
 		if (*partition_ids <= 0 || *retention_ids <= 0)
 			throw CoreError(ErrorKind::InvalidParameter, "integer partition_interval and retention_interval must be positive");
+		if (*retention_ids < *partition_ids)
+			throw CoreError(ErrorKind::InvalidParameter,
+			                "retention_interval " + std::to_string(*retention_ids) + " is shorter than partition_interval " +
+			                    std::to_string(*partition_ids) + ": it must keep at least one partition");
 		return {PartitionKind::ById, "msg_id", "msg_id"};
 	}
 	return {PartitionKind::ByTime, "enqueued_at", "archived_at"};
+}
+
+std::string DefaultRetention(std::string_view partition_interval)
+{
+	const auto ids = ParseIntervalIds("partition_interval", partition_interval);
+	if (!ids)
+		return "";
+	if (*ids <= kDefaultIdRetention / kDefaultRetentionPartitions)
+		return std::to_string(kDefaultIdRetention);
+	const int64_t ten = static_cast<int64_t>(*ids) * kDefaultRetentionPartitions;
+	return std::to_string(std::min<int64_t>(ten, std::numeric_limits<int32_t>::max()));
+}
+
+std::string DefaultTimeRetentionSql()
+{
+	return "SELECT ($1::pg_catalog.interval OPERATOR(pg_catalog.*) " + std::to_string(kDefaultRetentionPartitions) +
+	       ")::pg_catalog.text";
 }
 
 namespace {
@@ -262,7 +283,10 @@ void CheckPartitionedQueueName(std::string_view queue_name)
 		throw CoreError(ErrorKind::InvalidName, "partitioned queue names cannot contain '.' (pg_partman splits schema.table on it)");
 }
 
-std::string CheckIntervalsSql() { return "SELECT $1::pg_catalog.interval, $2::pg_catalog.interval"; }
+std::string CheckIntervalsSql()
+{
+	return "SELECT $1::pg_catalog.interval OPERATOR(pg_catalog.<) $2::pg_catalog.interval";
+}
 
 std::string DefaultPartitionName(std::string_view table) { return std::string(table) + "_default"; }
 

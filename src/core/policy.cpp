@@ -149,21 +149,6 @@ std::string DeleteEmptyPolicySql()
 	       " AND p.paused_at IS NULL";
 }
 
-std::string RedriveSql(std::string_view from_table, std::string_view to_table)
-{
-	const std::string from = QualifiedTable(from_table);
-	// Restores the headers the message had before it was dead-lettered.
-	const std::string headers =
-		"CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.<>) 'object' THEN m.headers "
-		"WHEN m.headers OPERATOR(pg_catalog.->) 'x-pgmq-dead-letter' OPERATOR(pg_catalog.?) 'headers' THEN "
-		"m.headers OPERATOR(pg_catalog.->) 'x-pgmq-dead-letter' OPERATOR(pg_catalog.->) 'headers' ELSE "
-		"NULLIF(m.headers OPERATOR(pg_catalog.-) 'x-pgmq-dead-letter'::pg_catalog.text, '{}'::pg_catalog.jsonb) END";
-	return "WITH moved AS (DELETE FROM " + from + " AS q" + PickRows(from, "", "msg_id", "$1") +
-	       " RETURNING q.msg_id, q.message, q.headers), ins AS (INSERT INTO " + QualifiedTable(to_table) +
-	       " (vt, message, headers) SELECT $2, m.message, " + headers +
-	       " FROM moved AS m ORDER BY m.msg_id RETURNING 1) SELECT pg_catalog.count(*) FROM ins";
-}
-
 std::string RetentionQueueBatchSql(std::string_view queue_table)
 {
 	const std::string q = QualifiedTable(queue_table);
@@ -215,6 +200,16 @@ std::string DeadLetteredCountSql(std::string_view dead_letter_table)
 	return "SELECT pg_catalog.count(*) FROM " + QualifiedTable(dead_letter_table) +
 	       " AS q WHERE q.headers OPERATOR(pg_catalog.->) 'x-pgmq-dead-letter' OPERATOR(pg_catalog.->>) 'queue'" + kEq +
 	       "$1";
+}
+
+std::string QueueStatesSql()
+{
+	return std::string("SELECT m.queue_name::pg_catalog.text, p.paused_at, p.priority_levels, ") +
+	       "p.dead_letter_queue::pg_catalog.text, p.queue_relid::pg_catalog.oid, p.dead_letter_relid::pg_catalog.oid, " +
+	       "ARRAY(SELECT s.queue_name::pg_catalog.text FROM pgmq.policies AS s WHERE s.dead_letter_queue" + kEq +
+	       "m.queue_name ORDER BY 1) FROM pgmq.meta AS m LEFT JOIN pgmq.policies AS p ON p.queue_name" + kEq +
+	       "m.queue_name WHERE $1::pg_catalog.text IS NULL OR m.queue_name::pg_catalog.text" + kEq + "$1 " +
+	       "ORDER BY m.queue_name";
 }
 
 std::string RetentionQueuesSql()

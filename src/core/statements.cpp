@@ -4,6 +4,7 @@
 // because upgraded upstream tables have a different physical column order.
 #include "pgmq/core/statements.hpp"
 
+#include "pgmq/core/dead_letters.hpp"
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/fifo.hpp"
 #include "pgmq/core/notify.hpp"
@@ -60,8 +61,9 @@ constexpr ShapeRow kShapes[] = {
 	 {7, {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}, true}},
 	{Statement::SendBatchDeduplicated,
 	 {7, {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}, true}},
-	{Statement::Retry, {5, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}}},
+	{Statement::Retry, {6, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8, P::Text}}},
 	{Statement::Peek, {2, {P::Int8, P::Int8}, true}},
+	{Statement::QueueState, {1, {P::Timestamptz}}},
 	{Statement::ReadPriority, {4, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8}, true}},
 	{Statement::ReadConditionalPriority, {5, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb, P::Int8}, true}},
 	{Statement::PopPriority, {3, {P::Timestamptz, P::Int8, P::Int8}, true}},
@@ -152,8 +154,7 @@ std::string MetricsSql(const std::string &q)
 	       "pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) pg_catalog.now()), " +
 	       // default_partition_length: the adapter's, from the catalog's default
 	       // partition of each table (default_partition.hpp), not from here.
-	       // paused: the adapter's too, from the policy cache.
-	       "NULL::pg_catalog.int8, NULL::pg_catalog.bool FROM " + q + " AS q";
+	       "NULL::pg_catalog.int8 FROM " + q + " AS q";
 }
 
 // The message nearest after the start of the last $1 ids (else the newest
@@ -240,13 +241,25 @@ std::string SendBatchDeduplicatedSql(const std::string &q)
 	       "OPERATOR(pg_catalog.=) p.dedup_id ORDER BY i.ord";
 }
 
-// vt = now + min(base * 2^(read_ct - 1), max) * jitter (core::BackoffSeconds).
+// vt = now + min(base * 2^(read_ct - 1), max) * jitter (core::BackoffSeconds);
+// a reason ($6) joins the message's failure history.
 std::string RetrySql(const std::string &q)
 {
 	return "UPDATE " + q + " AS q SET vt = $2 OPERATOR(pg_catalog.+) pg_catalog.make_interval(0, 0, 0, 0, 0, 0, " +
 	       "pg_catalog.float8mul(LEAST(pg_catalog.float8mul($3::pg_catalog.float8, pg_catalog.power(2::pg_catalog.float8, " +
-	       "LEAST(GREATEST(q.read_ct OPERATOR(pg_catalog.-) 1, 0), 62)::pg_catalog.float8)), $4::pg_catalog.float8), $5)) " +
-	       "WHERE q.msg_id" + kEq + "$1 RETURNING " + kMessageColumns;
+	       "LEAST(GREATEST(q.read_ct OPERATOR(pg_catalog.-) 1, 0), 62)::pg_catalog.float8)), $4::pg_catalog.float8), $5)), " +
+	       "headers = " + FailureAppendedSql("q.headers", "$6::pg_catalog.text", "$2::pg_catalog.timestamptz", "q.read_ct") +
+	       " WHERE q.msg_id" + kEq + "$1 RETURNING " + kMessageColumns;
+}
+
+// Visible, leased (read, its visibility timeout running) and delayed (never
+// read, not yet visible) messages at $1.
+std::string QueueStateSql(const std::string &q)
+{
+	const char *later = "q.vt OPERATOR(pg_catalog.>) $1";
+	return std::string("SELECT pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) $1), ") +
+	       "pg_catalog.count(*) FILTER (WHERE " + later + " AND q.read_ct OPERATOR(pg_catalog.>) 0), " +
+	       "pg_catalog.count(*) FILTER (WHERE " + later + " AND q.read_ct OPERATOR(pg_catalog.<=) 0) FROM " + q + " AS q";
 }
 
 }  // namespace
@@ -258,12 +271,9 @@ std::string DeadLetterMoveSql(const std::string &q, std::string_view dead_letter
 	return "moved AS (DELETE FROM " + q + " AS q USING " + picked + " AS p WHERE q.msg_id" + kEq + "p.msg_id AND " +
 	       "q.read_ct OPERATOR(pg_catalog.>=) $4 RETURNING q.msg_id, q.read_ct, q.enqueued_at, q.message, q.headers), " +
 	       "dead AS (INSERT INTO " + QualifiedTable(dead_letter_table) + " (vt, message, headers) SELECT $1, m.message, " +
-	       "CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.=) 'object' THEN m.headers ELSE " +
-	       "'{}'::pg_catalog.jsonb END OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object('x-pgmq-dead-letter', " +
-	       "pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('queue', $5::pg_catalog.text, 'msg_id', m.msg_id, " +
-	       "'read_ct', m.read_ct, 'enqueued_at', m.enqueued_at, 'moved_at', $1::pg_catalog.timestamptz, " +
-	       "'headers', CASE WHEN pg_catalog.jsonb_typeof(m.headers) OPERATOR(pg_catalog.=) 'object' THEN NULL " +
-	       "ELSE m.headers END))) FROM moved AS m)";
+	       DeadLetterHeadersSql("$5::pg_catalog.text", "$1::pg_catalog.timestamptz",
+	                            std::string("'") + kDeliveryLimitReason + "'::pg_catalog.text") +
+	       " FROM moved AS m)";
 }
 
 const StatementShape &ShapeOf(Statement statement)
@@ -340,6 +350,8 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 	case Statement::Peek:
 		return std::string("SELECT ") + kMessageColumns + " FROM " + q + " AS q WHERE q.msg_id OPERATOR(pg_catalog.>) $1" +
 		       " ORDER BY q.msg_id LIMIT $2";
+	case Statement::QueueState:
+		return QueueStateSql(q);
 	case Statement::ReadDeadLetter:
 	case Statement::ReadConditionalDeadLetter:
 	case Statement::ReadGroupedDeadLetter:
@@ -355,6 +367,50 @@ std::string StatementSql(Statement statement, std::string_view queue_table, std:
 		break;
 	}
 	throw CoreError(ErrorKind::Internal, "unknown statement");
+}
+
+StatementStep StepOf(Statement statement) noexcept
+{
+	if (IsDeadLetterClaim(statement))
+		return {"reading", ", moving the messages at its delivery limit to its dead-letter queue"};
+	switch (statement) {
+	case Statement::Send:
+	case Statement::SendBatch:
+	case Statement::SendDeduplicated:
+	case Statement::SendBatchDeduplicated:
+		return {"sending to", ""};
+	case Statement::Pop:
+	case Statement::PopPriority:
+		return {"popping from", ""};
+	case Statement::SetVt:
+	case Statement::SetVtBatch:
+		return {"setting visibility timeouts in", ""};
+	case Statement::Delete:
+	case Statement::DeleteBatch:
+		return {"deleting from", ""};
+	case Statement::Archive:
+	case Statement::ArchiveBatch:
+		return {"archiving from", ""};
+	case Statement::Metrics:
+	case Statement::QueueState:
+		return {"counting the messages of", ""};
+	case Statement::LiveHead:
+		return {"finding the head of", ""};
+	case Statement::RecentSend:
+		return {"sampling the sends of", ""};
+	case Statement::Retry:
+		return {"scheduling a retry in", ""};
+	case Statement::Peek:
+		return {"peeking at", ""};
+	case Statement::NotifyThrottle:
+	case Statement::NotifyState:
+		return {"notifying listeners", ""};
+	case Statement::SendTopic:
+	case Statement::SendBatchTopic:
+		return {"sending to a topic", ""};
+	default:
+		return {"reading", ""};
+	}
 }
 
 Statement DeadLetterClaimOf(Statement claim)

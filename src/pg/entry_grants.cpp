@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
@@ -81,11 +82,20 @@ PGMQ_FUNCTION(pgmq_grant_queue_access)
 	const bool archive = PG_GETARG_BOOL(2);
 	const char *queue_table = quote_qualified_identifier("pgmq", queue.queue_table);
 	const char *archive_table = quote_qualified_identifier("pgmq", queue.archive_table);
-	Oid types[3] = {OIDOID, TEXTOID, TEXTOID};
-	Datum values[3] = {ObjectIdGetDatum(role), CStringGetTextDatum(queue_table), CStringGetTextDatum(archive_table)};
-	GrantCheckRow row;
 	SpiConnect();
-	RunCore([&] { ExecuteOnce(core::GrantCheckSql(), 3, types, values); });
+	// A read of a queue with a dead-letter policy inserts into its dead-letter queue.
+	QueuePolicy policy;
+	LoadPolicy(queue, &policy);
+	QueueRef dead_letter;
+	const char *dead_letter_table = nullptr;
+	if (policy.dead_letter && FindQueueQuietly(policy.dead_letter_queue, static_cast<int>(strlen(policy.dead_letter_queue)), &dead_letter))
+		dead_letter_table = quote_qualified_identifier("pgmq", dead_letter.queue_table);
+	Oid types[4] = {OIDOID, TEXTOID, TEXTOID, TEXTOID};
+	Datum values[4] = {ObjectIdGetDatum(role), CStringGetTextDatum(queue_table), CStringGetTextDatum(archive_table),
+	                   dead_letter_table ? CStringGetTextDatum(dead_letter_table) : Datum(0)};
+	const char nulls[4] = {' ', ' ', ' ', NullFlag(dead_letter_table == nullptr)};
+	GrantCheckRow row;
+	RunCore([&] { ExecuteOnce(core::GrantCheckSql(), 4, types, values, nulls); });
 	ReadGrantCheck(&row);
 	RunCore([&] {
 		const bool *flags = row.flags;
@@ -96,7 +106,10 @@ PGMQ_FUNCTION(pgmq_grant_queue_access)
 		                             flags[4],
 		                             flags[5],
 		                             flags[6],
-		                             flags[7]};
+		                             flags[7],
+		                             dead_letter_table ? dead_letter_table : "",
+		                             flags[8],
+		                             flags[9]};
 		for (const std::string &statement :
 		     core::GrantQueueAccessStatements(std::string_view(queue.name, queue.name_len), role_name, archive, check))
 			ExecuteOnce(statement);

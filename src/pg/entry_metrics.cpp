@@ -1,7 +1,7 @@
 // src/pg/entry_metrics.cpp
 // metrics(queue_name): queue length, visible length, message ages, total
-// messages ever sent, default_partition_length for partitioned queues, and
-// whether the queue is paused;
+// messages ever sent, default_partition_length for partitioned queues:
+// upstream's columns only (queue_state has this project's figures);
 // metrics_all() for every queue in pgmq.meta.
 #include "pgmq/core/partition.hpp"
 #include "pgmq/core/queue_name.hpp"
@@ -10,7 +10,6 @@
 #include "pgmq/pg/default_partition.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
-#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/registered_queues.hpp"
 #include "pgmq/pg/table_shape.hpp"
@@ -31,11 +30,10 @@ using namespace pgmq::pg;
 namespace {
 
 // Columns of pgmq.metrics_result, the bound of QueueMetricsTuple's arrays.
-constexpr int kMetricsColumns = 9;
+constexpr int kMetricsColumns = 8;
 
-// Positions in pgmq.metrics_result (0-based) of the columns filled here.
+// Position in pgmq.metrics_result (0-based) of the column filled here.
 constexpr int kDefaultPartitionLength = 7;
-constexpr int kPaused = 8;
 
 // default_partition_length: for a partitioned queue table, the rows in the
 // default partitions of the queue table and of its archive; NULL otherwise.
@@ -82,10 +80,6 @@ HeapTuple QueueMetricsTuple(const QueueRef &queue, Datum name, TupleDesc result_
 	int64 default_rows = 0;
 	nulls[kDefaultPartitionLength] = !DefaultPartitionLength(queue, &default_rows);
 	values[kDefaultPartitionLength] = Int64GetDatum(default_rows);
-	QueuePolicy policy;
-	LoadPolicy(queue, &policy);
-	values[kPaused] = BoolGetDatum(policy.paused);
-	nulls[kPaused] = false;
 	MemoryContextSwitchTo(caller_context);
 	HeapTuple tuple = heap_form_tuple(result_desc, values, nulls);
 	SpiFinish();

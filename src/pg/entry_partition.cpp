@@ -12,6 +12,7 @@
 
 #include "pgmq/pg/default_partition.hpp"
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/maintenance_worker.hpp"
 #include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/plan_cache.hpp"
@@ -20,6 +21,7 @@
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
+#include "commands/dbcommands.h"
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -76,26 +78,40 @@ Oid RelationOwnerOf(Oid relid)
 }  // namespace
 
 // create_partitioned(queue_name text, partition_interval text DEFAULT '10000',
-//                    retention_interval text DEFAULT '100000', premake int DEFAULT 4)
+//                    retention_interval text DEFAULT NULL, premake int DEFAULT 4)
 PGMQ_FUNCTION(pgmq_create_partitioned)
 {
 	QueueRef queue;
 	Partman partman;
 	ReadNewQueueName(fcinfo, 0, &queue);
 	RequireArgument(fcinfo, 1, "partition_interval");
-	RequireArgument(fcinfo, 2, "retention_interval");
 	RequireArgument(fcinfo, 3, "premake");
 	text *partition_interval = PG_GETARG_TEXT_PP(1);
-	text *retention_interval = PG_GETARG_TEXT_PP(2);
 	const int32 premake = PG_GETARG_INT32(3);
 	const char *partition_text = text_to_cstring(partition_interval);
-	const char *retention_text = text_to_cstring(retention_interval);
+	// A retention left out (NULL) is one of the interval's kind
+	// (core::DefaultRetention): ids here, a duration once SPI is connected.
+	const char *retention_text = PG_ARGISNULL(2) ? nullptr : text_to_cstring(PG_GETARG_TEXT_PP(2));
+	char id_retention[16] = "";
 	RunCore([&] {
 		const std::string_view name(queue.name, queue.name_len);
 		core::CheckPartitionedQueueName(name);
-		core::PlanPartitioning(partition_text, retention_text, premake);
+		if (!retention_text) {
+			const std::string ids = core::DefaultRetention(partition_text);
+			ids.copy(id_retention, sizeof id_retention - 1);
+		}
+		const char *checked = retention_text ? retention_text : id_retention[0] ? id_retention : partition_text;
+		core::PlanPartitioning(partition_text, checked, premake);
 	});
+	if (!retention_text && id_retention[0])
+		retention_text = id_retention;
 	SpiConnect();
+	if (!retention_text)
+		RunCore([&] {
+			const std::string duration = DefaultTimeRetention(partition_text);
+			retention_text = CallPostgres([&] { return pstrdup(duration.c_str()); });
+		});
+	text *retention_interval = cstring_to_text(retention_text);
 	FindPartman(&partman);
 	RequirePartman(partman);
 	RequireCreateOnSchema();
@@ -118,7 +134,7 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 		text *const interval = reinterpret_cast<text *>(
 			DatumGetPointer(TextDatum(core::PartmanIntervalInput(partition_text, partman.major_version))));
 		if (plan.kind == core::PartitionKind::ByTime)
-			CheckTimeIntervals(retention_interval, partition_text);
+			CheckTimeIntervals(retention_text, partition_text);
 		const std::vector<std::string> indexes =
 			core::PartitionIndexStatements(name, plan, existing.queue_index, existing.archive_index);
 		ExecuteOnce(core::CreatePartitionedQueueSql(name, plan, existing.queue_table));
@@ -132,6 +148,14 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 		RegisterQueue(registration, name_datum, true, false);
 	});
 	SpiFinish();
+	if (!PartitionsMaintainedHere())
+		ereport(WARNING,
+		        (errmsg("no background worker maintains the partitions of queue \"%.*s\" in database \"%s\"",
+		                queue.name_len, queue.name, get_database_name(MyDatabaseId)),
+		         errdetail("Without maintenance no partition is made beyond the premade ones, and once sends pass "
+		                   "them, messages land in the default partition."),
+		         errhint("List the database in pgmq.maintenance_database (with pgmq in shared_preload_libraries), "
+		                 "or CALL pgmq.run_partition_maintenance() from a scheduler such as pg_cron.")));
 	PG_RETURN_VOID();
 }
 
@@ -317,7 +341,7 @@ PGMQ_FUNCTION(pgmq_convert_archive_partitioned)
 			text *const interval = reinterpret_cast<text *>(
 				DatumGetPointer(TextDatum(core::PartmanIntervalInput(partition_text, partman.major_version))));
 			if (plan.kind == core::PartitionKind::ByTime)
-				CheckTimeIntervals(retention_interval, partition_text);
+				CheckTimeIntervals(retention_text, partition_text);
 			const std::string archive = queue.archive_table;
 			const std::string old = core::OldArchiveTable(archive);
 			const std::string parent = core::PartmanParentName(archive);

@@ -1,15 +1,18 @@
 // src/pg/entry_policy.cpp
 // Delivery policies (docs/delivery.md): set_/clear_dead_letter_queue,
 // set_/clear_retry_backoff, set_/clear_deduplication, set_/clear_retention,
-// set_/clear_priority, pause/resume, retry, redrive, apply_retention,
-// list_policies, and _may_send (the row policy of pgmq.deduplication). A
+// set_/clear_priority, pause/resume, apply_retention, and _may_send (the row policy of pgmq.deduplication). A
 // policy is a row of pgmq.policies that only the queue's owner may write
 // (RLS, as pgmq.meta); every change invalidates the queue table's relcache
 // entry, so each backend reads the policy again (policy_cache.hpp) once the
 // change commits.
+#include "pgmq/core/grants.hpp"
 #include "pgmq/core/policy.hpp"
 #include "pgmq/core/priority.hpp"
 #include "pgmq/core/queue_name.hpp"
+
+#include <string>
+#include <vector>
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
@@ -43,22 +46,6 @@ using namespace pgmq::pg;
 
 namespace {
 
-// The queue's name as pgmq.meta has it, as text. ERROR 42P01 when no meta row
-// registers it. Requires SPI.
-Datum MetaName(const QueueRef &queue)
-{
-	Oid types[1] = {TEXTOID};
-	Datum values[1] = {PointerGetDatum(cstring_to_text_with_len(queue.name, queue.name_len))};
-	const int rc = SPI_execute_with_args(core::MetaQueueNameSql().c_str(), 1, types, values, nullptr, false, 1);
-	if (rc != SPI_OK_SELECT || SPI_processed == 0)
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-		                errmsg("queue \"%.*s\" does not exist", queue.name_len, queue.name),
-		                errdetail("pgmq.meta has no row for it.")));
-	bool isnull = true;
-	const Datum name = ResultValue(0, 1, TEXTOID, &isnull);
-	return PointerGetDatum(DatumGetTextPCopy(name));
-}
-
 // The queue of argument 0, which the caller must own (42501 otherwise).
 void ResolveOwnQueue(FunctionCallInfo fcinfo, QueueRef *queue)
 {
@@ -74,7 +61,7 @@ void WritePolicy(const QueueRef &queue, core::PolicyKind kind, Oid type3, Datum 
                  Datum value4, bool null4, Oid dead_letter_relid = InvalidOid)
 {
 	Oid types[5] = {TEXTOID, REGCLASSOID, type3, type4, REGCLASSOID};
-	Datum values[5] = {MetaName(queue), ObjectIdGetDatum(queue.queue_relid), value3, value4,
+	Datum values[5] = {MetaQueueName(queue), ObjectIdGetDatum(queue.queue_relid), value3, value4,
 	                   ObjectIdGetDatum(dead_letter_relid)};
 	const char nulls[5] = {' ', ' ', NullFlag(null3), NullFlag(null4), ' '};
 	const bool one_value = kind == core::PolicyKind::Deduplication || kind == core::PolicyKind::Priority ||
@@ -95,7 +82,7 @@ Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind, bool wake_read
 	ResolveOwnQueue(fcinfo, &queue);
 	SpiConnect();
 	Oid types[2] = {TEXTOID, REGCLASSOID};
-	Datum values[2] = {MetaName(queue), ObjectIdGetDatum(queue.queue_relid)};
+	Datum values[2] = {MetaQueueName(queue), ObjectIdGetDatum(queue.queue_relid)};
 	RunCore([&] {
 		ExecuteOnce(core::DeleteStalePolicySql(), 2, types, values);
 		ExecuteOnce(core::ClearPolicySql(kind), 1, types, values);
@@ -131,6 +118,30 @@ Interval *PositiveInterval(FunctionCallInfo fcinfo, int argno, const char *what,
 	return value;
 }
 
+// The roles that read the queue (grant_queue_access, or their own GRANT
+// of UPDATE on its table) get INSERT on its new dead-letter queue: their
+// reads move the messages at the delivery limit there. Requires SPI.
+void GrantReadersDeadLetterInsert(const QueueRef &queue, const QueueRef &dead_letter)
+{
+	Oid types[2] = {REGCLASSOID, REGCLASSOID};
+	Datum values[2] = {ObjectIdGetDatum(queue.queue_relid), ObjectIdGetDatum(dead_letter.queue_relid)};
+	const char *dead_letter_table = quote_qualified_identifier("pgmq", dead_letter.queue_table);
+	RunCore([&] {
+		const uint64 rows = ExecuteOnce(core::DeadLetterReadersSql(), 2, types, values);
+		if (rows == 0)
+			return;
+		std::vector<std::string> roles;
+		bool can_grant = false;
+		for (uint64 i = 0; i < rows; i++) {
+			bool isnull = true;
+			roles.emplace_back(CallPostgres([&] { return TextDatumGetCString(ResultValue(i, 1, TEXTOID, &isnull)); }));
+			can_grant = DatumGetBool(CallPostgres([&] { return ResultValue(i, 2, BOOLOID, &isnull); }));
+		}
+		ExecuteOnce(core::GrantDeadLetterInsertStatement(std::string_view(queue.name, queue.name_len),
+		                                                 dead_letter_table, roles, can_grant));
+	});
+}
+
 }  // namespace
 
 // set_dead_letter_queue(queue_name text, dead_letter_queue text, max_deliveries integer)
@@ -155,9 +166,10 @@ PGMQ_FUNCTION(pgmq_set_dead_letter_queue)
 		                          dead_letter.queue_table)));
 	VerifyTableShape(dead_letter.queue_relid, dead_letter.queue_table, TableRole::Queue);
 	SpiConnect();
-	const Datum dead_letter_name = MetaName(dead_letter);
+	const Datum dead_letter_name = MetaQueueName(dead_letter);
 	WritePolicy(queue, core::PolicyKind::DeadLetter, TEXTOID, dead_letter_name, false, INT4OID,
 	            Int32GetDatum(max_deliveries), false, dead_letter.queue_relid);
+	GrantReadersDeadLetterInsert(queue, dead_letter);
 	SpiFinish();
 	PG_RETURN_VOID();
 }
@@ -279,143 +291,6 @@ PGMQ_FUNCTION(pgmq_apply_retention)
 	const int64 deleted = ApplyRetentionBatches(queue, policy, -1);
 	SpiFinish();
 	PG_RETURN_INT64(deleted);
-}
-
-// retry(queue_name text, msg_id bigint) -> SETOF message_record: the
-// consumer's "failed, try later": visible again after the queue's backoff,
-// min(base * 2^(read_ct - 1), max) seconds times a jitter in [0.9, 1].
-PGMQ_FUNCTION(pgmq_retry)
-{
-	QueueRef queue;
-	BeginRowsResult(fcinfo);
-	ResolveQueue(fcinfo, 0, &queue);
-	RequireArgument(fcinfo, 1, "msg_id");
-	const Datum msg_id = PG_GETARG_DATUM(1);
-	SpiConnect();
-	QueuePolicy policy;
-	LoadPolicy(queue, &policy);
-	if (!policy.retry_backoff)
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-		                errmsg("queue \"%.*s\" has no retry backoff", queue.name_len, queue.name),
-		                errhint("Set one with pgmq.set_retry_backoff(queue_name, base_seconds, max_seconds).")));
-	const double jitter = core::BackoffJitter(pg_prng_double(&pg_global_prng_state));
-	Datum values[5] = {msg_id, TimestampTzGetDatum(GetCurrentTimestamp()), Int64GetDatum(policy.retry_base_seconds),
-	                   Int64GetDatum(policy.retry_max_seconds), Float8GetDatum(jitter)};
-	const char nulls[5] = {' ', ' ', ' ', ' ', ' '};
-	ExecutePlan(PlanFor(queue, core::Statement::Retry), values, nulls);
-	EmitRows(fcinfo, queue.queue_table);
-	SpiFinish();
-	return Datum(0);
-}
-
-// redrive(dead_letter_queue text, queue_name text, qty integer DEFAULT NULL)
-// -> bigint: moves up to qty (NULL: all) messages, oldest first, from the
-// dead-letter queue back to queue_name, visible at once, with the headers
-// they had before they were dead-lettered. Skips messages being read.
-PGMQ_FUNCTION(pgmq_redrive)
-{
-	QueueRef from;
-	QueueRef to;
-	ResolveQueue(fcinfo, 0, &from);
-	ResolveQueue(fcinfo, 1, &to);
-	const bool all = PG_ARGISNULL(2);
-	const int64 qty = all ? 0 : PG_GETARG_INT32(2);
-	RunCore([qty] { core::CheckRedriveQuantity(qty); });
-	if (from.queue_relid == to.queue_relid)
-		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("redrive needs two different queues")));
-	VerifyTableShape(from.queue_relid, from.queue_table, TableRole::Queue);
-	VerifyTableShape(to.queue_relid, to.queue_table, TableRole::Queue);
-	int64 moved = 0;
-	SpiConnect();
-	Oid types[2] = {INT8OID, TIMESTAMPTZOID};
-	Datum values[2] = {Int64GetDatum(qty), TimestampTzGetDatum(GetCurrentTimestamp())};
-	const char nulls[2] = {NullFlag(all), ' '};
-	BeginSend(to.queue_relid);  // inserts into `to`, as a send (head_hint.hpp)
-	RunCore([&] {
-		ExecuteOnce(core::RedriveSql(from.queue_table, to.queue_table), 2, types, values, nulls);
-	});
-	bool isnull = true;
-	moved = DatumGetInt64(ResultValue(0, 1, INT8OID, &isnull));
-	if (moved > 0)
-		NoteMessagesSent(to);
-	SpiFinish();
-	PG_RETURN_INT64(moved);
-}
-
-namespace {
-
-// The number of queue_name's messages waiting in dead-letter queue
-// `table` (relid), into *count; NULL when the caller may not read it. A
-// dead-letter queue whose table is not what pgmq makes costs its count
-// only (a WARNING), never the whole list. Requires SPI.
-void DeadLetteredCount(Datum queue_name, Oid relid, const char *table, Datum *count, bool *isnull)
-{
-	*isnull = true;
-	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		return;
-	Datum counted = Datum(0);
-	bool counted_null = true;
-	ErrorData *error = InSubtransaction([&] {
-		VerifyTableShape(relid, table, TableRole::Queue);
-		Oid types[1] = {TEXTOID};
-		Datum values[1] = {queue_name};
-		RunCore([&] { ExecuteOnce(core::DeadLetteredCountSql(table), 1, types, values); });
-		counted = ResultValue(0, 1, INT8OID, &counted_null);
-	});
-	if (error) {
-		ereport(WARNING, (errcode(error->sqlerrcode),
-		                  errmsg("no dead-letter count for queue \"%s\": %s", TextDatumGetCString(queue_name),
-		                         error->message)));
-		return;
-	}
-	*count = counted;
-	*isnull = counted_null;
-}
-
-}  // namespace
-
-// list_policies() -> every queue's policies, and how many of its messages
-// wait in its dead-letter queue (NULL when the caller may not read it).
-// Rows a dropped table left behind (pinned to another table than the
-// queue's current one) are not listed.
-PGMQ_FUNCTION(pgmq_list_policies)
-{
-	BeginRowsResult(fcinfo);
-	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-	SpiConnect();
-	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::ListPoliciesSql()); });
-	SPITupleTable *policies = SPI_tuptable;
-	constexpr int kColumns = 11;
-	const Oid types[kColumns] = {TEXTOID,     TEXTOID,     INT4OID, INT4OID, INT4OID, INTERVALOID,
-	                             INTERVALOID, INTERVALOID, OIDOID,  OIDOID,  INT4OID};
-	for (int c = 0; c < kColumns; c++)
-		RequireColumnType(policies->tupdesc, c + 1, types[c], "policies");
-	for (uint64 i = 0; i < rows; i++) {
-		Datum row[kColumns];
-		bool row_nulls[kColumns];
-		for (int c = 0; c < kColumns; c++)
-			row[c] = SPI_getbinval(policies->vals[i], policies->tupdesc, c + 1, &row_nulls[c]);
-		QueueRef queue;
-		if (!FindQueueQuietly(DatumGetTextPP(row[0]), &queue) || queue.queue_relid != DatumGetObjectId(row[8]))
-			continue;
-		Datum values[10];
-		bool nulls[10];
-		values[0] = row[0], nulls[0] = row_nulls[0];
-		values[1] = row[1], nulls[1] = row_nulls[1];
-		values[2] = row[2], nulls[2] = row_nulls[2];
-		values[3] = Datum(0), nulls[3] = true;
-		for (int c = 3; c < 8; c++)
-			values[c + 1] = row[c], nulls[c + 1] = row_nulls[c];
-		values[9] = row[10], nulls[9] = row_nulls[10];
-		QueueRef dead_letter;
-		if (!row_nulls[1] && !row_nulls[9] && FindQueueQuietly(DatumGetTextPP(row[1]), &dead_letter) &&
-		    dead_letter.queue_relid == DatumGetObjectId(row[9]))
-			DeadLetteredCount(row[0], dead_letter.queue_relid, dead_letter.queue_table, &values[3], &nulls[3]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	SpiFinish();
-	return Datum(0);
 }
 
 // _may_send(queue_name text) -> boolean, STRICT STABLE: whether the current

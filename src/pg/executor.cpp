@@ -3,9 +3,12 @@
 #include "pgmq/core/error.hpp"
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 
 extern "C" {
 #include "funcapi.h"
+#include "lib/stringinfo.h"
 #include "nodes/parsenodes.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
@@ -33,9 +36,72 @@ void SpiFinish()
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("SPI_finish failed: %s", SPI_result_code_string(rc))));
 }
 
+namespace {
+
+// Replaces the line SPI gave the error for statement `sql` (SQL statement
+// "<its text>") with `label`, or removes it when label is nullptr: pgmq's
+// SQL is no help to whoever reads the error. The lines around it (a
+// trigger's, the caller's) stay. May ereport (out of memory).
+void ReplaceStatementContext(ErrorData *error, const char *sql, const char *label)
+{
+	if (error->internalquery && strcmp(error->internalquery, sql) == 0) {
+		error->internalquery = nullptr;  // a position in our SQL text
+		error->internalpos = 0;
+	}
+	StringInfoData spi_line;
+	initStringInfo(&spi_line);
+	appendStringInfo(&spi_line, "SQL statement \"%s\"", sql);
+	const char *found = error->context ? strstr(error->context, spi_line.data) : nullptr;
+	StringInfoData context;
+	initStringInfo(&context);
+	if (found) {
+		appendBinaryStringInfo(&context, error->context, static_cast<int>(found - error->context));
+		const char *rest = found + spi_line.len;
+		if (label)
+			appendStringInfoString(&context, label);
+		else if (*rest == '\n')
+			rest++;
+		else if (context.len > 0 && context.data[context.len - 1] == '\n')
+			context.data[--context.len] = '\0';
+		appendStringInfoString(&context, rest);
+	} else {
+		if (error->context)
+			appendStringInfo(&context, "%s\n", error->context);
+		if (label)
+			appendStringInfoString(&context, label);
+	}
+	error->context = context.len > 0 ? context.data : nullptr;
+}
+
+// The context line of a kept plan's errors: "pgmq: reading queue "jobs"".
+const char *PlanLabel(SPIPlanPtr plan)
+{
+	const char *queue_table = nullptr;
+	core::Statement statement = core::Statement::Count;
+	if (!DescribeCachedPlan(plan, &queue_table, &statement) && !DescribeDeadLetterPlan(plan, &queue_table, &statement))
+		return nullptr;
+	const core::StatementStep step = core::StepOf(statement);
+	if (!core::IsPerQueue(statement))
+		return psprintf("pgmq: %s", step.action);
+	// q_<name>: the queue's name as its tables have it.
+	return psprintf("pgmq: %s queue \"%s\"%s", step.action, queue_table + 2, step.detail);
+}
+
+}  // namespace
+
+void ShortenPlanContext(ErrorData *error, SPIPlanPtr plan)
+{
+	List *sources = SPI_plan_get_plan_sources(plan);
+	if (sources == NIL)
+		return;
+	ReplaceStatementContext(error, static_cast<CachedPlanSource *>(linitial(sources))->query_string, PlanLabel(plan));
+}
+
 uint64 ExecutePlan(SPIPlanPtr plan, Datum *values, const char *nulls)
 {
-	const int rc = SPI_execute_plan(plan, values, nulls, false, 0);
+	int rc = 0;
+	EditingErrors([&] { rc = SPI_execute_plan(plan, values, nulls, false, 0); },
+	              [plan](ErrorData *error) { ShortenPlanContext(error, plan); });
 	if (rc < 0)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq statement failed: %s", SPI_result_code_string(rc))));
 	return SPI_processed;
@@ -43,7 +109,13 @@ uint64 ExecutePlan(SPIPlanPtr plan, Datum *values, const char *nulls)
 
 uint64 ExecuteOnce(const std::string &sql, int nargs, Oid *types, Datum *values, const char *nulls)
 {
-	const int rc = CallPostgres([&] { return SPI_execute_with_args(sql.c_str(), nargs, types, values, nulls, false, 0); });
+	int rc = 0;
+	try {
+		rc = CallPostgres([&] { return SPI_execute_with_args(sql.c_str(), nargs, types, values, nulls, false, 0); });
+	} catch (const PostgresError &error) {
+		CallPostgres([&] { ReplaceStatementContext(error.data(), sql.c_str(), nullptr); });
+		throw;
+	}
 	if (rc < 0)
 		throw core::CoreError(core::ErrorKind::Internal, std::string("pgmq statement failed: ") + SPI_result_code_string(rc));
 	return SPI_processed;

@@ -24,6 +24,7 @@
 #include "pgmq/pg/policy_maintenance.hpp"
 
 extern "C" {
+#include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -48,6 +49,25 @@ namespace {
 int maintenance_interval = 0;             // seconds; 0: off
 char *maintenance_database = nullptr;     // comma-separated database names
 char *maintenance_role = nullptr;         // role the workers connect as; empty: bootstrap superuser
+bool launcher_registered = false;         // preloaded: backends inherit it from the postmaster
+
+// Whether a comma-separated list setting names the database.
+bool ListNames(const char *list, const char *database)
+{
+	if (list == nullptr || list[0] == '\0' || database == nullptr)
+		return false;
+	char *list_text = pstrdup(list);
+	List *names = NIL;
+	bool found = false;
+	if (SplitGUCList(list_text, ',', &names)) {
+		ListCell *cell;
+		foreach (cell, names)
+			found = found || strcmp(static_cast<const char *>(lfirst(cell)), database) == 0;
+	}
+	list_free(names);
+	pfree(list_text);
+	return found;
+}
 
 // What the launcher hands a worker in bgw_extra.
 struct WorkerTarget {
@@ -151,6 +171,16 @@ void InitMaintenance()
 	strlcpy(launcher.bgw_name, "pgmq maintenance launcher", sizeof launcher.bgw_name);
 	strlcpy(launcher.bgw_type, "pgmq maintenance launcher", sizeof launcher.bgw_type);
 	RegisterBackgroundWorker(&launcher);
+	launcher_registered = true;
+}
+
+bool PartitionsMaintainedHere()
+{
+	const char *database = get_database_name(MyDatabaseId);
+	if (launcher_registered && maintenance_interval > 0 && ListNames(maintenance_database, database))
+		return true;
+	// pg_partman's own worker, when it runs in this database.
+	return ListNames(GetConfigOption("pg_partman_bgw.dbname", true, false), database);
 }
 
 }  // namespace pgmq::pg

@@ -1,5 +1,6 @@
 // src/pg/partman.cpp
 // pg_partman discovery (see partman.hpp).
+#include "pgmq/core/error.hpp"
 #include "pgmq/core/partition.hpp"
 
 #include "pgmq/pg/partman.hpp"
@@ -39,11 +40,26 @@ void RequirePartman(const Partman &partman)
 		                errhint("CREATE EXTENSION pg_partman, then call create_partitioned again.")));
 }
 
-void CheckTimeIntervals(text *retention_interval, const char *partition_interval)
+void CheckTimeIntervals(const char *retention_interval, const char *partition_interval)
 {
 	Oid types[2] = {TEXTOID, TEXTOID};
-	Datum values[2] = {PointerGetDatum(retention_interval), TextDatum(core::IntervalDuration(partition_interval))};
+	Datum values[2] = {TextDatum(retention_interval), TextDatum(core::IntervalDuration(partition_interval))};
 	ExecuteOnce(core::CheckIntervalsSql(), 2, types, values);
+	bool isnull = true;
+	if (DatumGetBool(CallPostgres([&] { return ResultValue(0, 1, BOOLOID, &isnull); })))
+		throw core::CoreError(core::ErrorKind::InvalidParameter,
+		                      std::string("retention_interval '") + retention_interval +
+		                          "' is shorter than partition_interval '" + partition_interval +
+		                          "': it must keep at least one partition");
+}
+
+std::string DefaultTimeRetention(const char *partition_interval)
+{
+	Oid types[1] = {TEXTOID};
+	Datum values[1] = {TextDatum(core::IntervalDuration(partition_interval))};
+	ExecuteOnce(core::DefaultTimeRetentionSql(), 1, types, values);
+	bool isnull = true;
+	return CallPostgres([&] { return TextDatumGetCString(ResultValue(0, 1, TEXTOID, &isnull)); });
 }
 
 }  // namespace pgmq::pg

@@ -259,6 +259,23 @@ SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id
 
 SPIPlanPtr PlanFor(core::Statement statement) { return CachedPlan(nullptr, statement, nullptr); }
 
+bool DescribeCachedPlan(SPIPlanPtr plan, const char **queue_table, core::Statement *statement)
+{
+	if (!plan_table)
+		return false;
+	HASH_SEQ_STATUS scan;
+	hash_seq_init(&scan, plan_table);
+	for (auto *entry = static_cast<PlanEntry *>(hash_seq_search(&scan)); entry;
+	     entry = static_cast<PlanEntry *>(hash_seq_search(&scan)))
+		if (entry->plan == plan) {
+			hash_seq_term(&scan);
+			*queue_table = entry->key.table;
+			*statement = static_cast<core::Statement>(entry->key.statement);
+			return true;
+		}
+	return false;
+}
+
 void InitPlanCache()
 {
 	DefineCustomIntVariable("pgmq.plan_cache_size", "Most prepared pgmq statements a backend keeps.",

@@ -201,6 +201,55 @@ void ReloadPolicy(const QueueRef &queue, QueuePolicy *policy)
 	LoadPolicy(queue, policy);
 }
 
+namespace {
+
+// Where entry's messages may be dead-lettered: its dead-letter queue's table
+// exists, the queue's owner may insert into it (checked where it is used,
+// whoever wrote the row: messages of a queue go only where its owner could
+// have sent them; `owner_checked` when a kept plan proved it), and the
+// current role may, since a read moves the messages as its reader.
+void RequireDeadLetterTarget(const QueueRef &queue, const PolicyEntry *entry, bool owner_checked)
+{
+	if (!OidIsValid(entry->dead_letter_relid))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("dead-letter queue \"%s\" of queue \"%s\" does not exist", entry->policy.dead_letter_queue,
+		                       entry->policy.queue_name),
+		                errhint("Create it, or run SELECT pgmq.clear_dead_letter_queue('%s');", entry->policy.queue_name)));
+	if (!owner_checked) {
+		const Oid owner = RelationOwner(queue.queue_relid);
+		if (pg_class_aclcheck(entry->dead_letter_relid, owner, ACL_INSERT) != ACLCHECK_OK)
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                errmsg("queue \"%s\" may not dead-letter into queue \"%s\"", entry->policy.queue_name,
+			                       entry->policy.dead_letter_queue),
+			                errdetail("Role \"%s\", the owner of pgmq.%s, may not insert into pgmq.%s.",
+			                          GetUserNameFromId(owner, true), queue.queue_table, entry->dead_letter_table),
+			                errhint("Grant it INSERT on that queue, or run SELECT pgmq.clear_dead_letter_queue('%s');",
+			                        entry->policy.queue_name)));
+	}
+	if (pg_class_aclcheck(entry->dead_letter_relid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to move messages of queue \"%s\" to its dead-letter queue \"%s\"",
+		                       entry->policy.queue_name, entry->policy.dead_letter_queue),
+		                errdetail("Role \"%s\" may not insert into pgmq.%s; a read moves the messages at the delivery "
+		                          "limit there.", GetUserNameFromId(GetUserId(), true), entry->dead_letter_table),
+		                errhint("Give the role access with SELECT pgmq.grant_queue_access('%s', '%s'), which covers the "
+		                        "dead-letter queue.", entry->policy.queue_name, GetUserNameFromId(GetUserId(), true))));
+}
+
+}  // namespace
+
+Oid RequireDeadLetterQueue(const QueueRef &queue, char *dead_letter_table)
+{
+	const PolicyEntry *entry = ValidEntry(queue);
+	if (!entry->policy.dead_letter)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("queue \"%.*s\" has no dead-letter queue", queue.name_len, queue.name),
+		                errhint("Set one with pgmq.set_dead_letter_queue(queue_name, dead_letter_queue, max_deliveries).")));
+	RequireDeadLetterTarget(queue, entry, false);
+	strlcpy(dead_letter_table, entry->dead_letter_table, NAMEDATALEN);
+	return entry->dead_letter_relid;
+}
+
 SPIPlanPtr DeadLetterPlan(const QueueRef &queue, core::Statement claim, Oid *dead_letter_relid)
 {
 	if (!core::IsDeadLetterClaim(claim))
@@ -208,24 +257,9 @@ SPIPlanPtr DeadLetterPlan(const QueueRef &queue, core::Statement claim, Oid *dea
 	PolicyEntry *entry = ValidEntry(queue);
 	const int index = static_cast<int>(claim) - static_cast<int>(core::Statement::ReadDeadLetter);
 	*dead_letter_relid = entry->dead_letter_relid;
+	RequireDeadLetterTarget(queue, entry, entry->plans[index] != nullptr);
 	if (entry->plans[index])
 		return entry->plans[index];
-	if (!OidIsValid(entry->dead_letter_relid))
-		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-		                errmsg("dead-letter queue \"%s\" of queue \"%s\" does not exist", entry->policy.dead_letter_queue,
-		                       entry->policy.queue_name),
-		                errhint("Create it, or run SELECT pgmq.clear_dead_letter_queue('%s');", entry->policy.queue_name)));
-	// Checked where it is used, whoever wrote the row: messages of a queue go
-	// only where its owner could have sent them.
-	const Oid owner = RelationOwner(queue.queue_relid);
-	if (pg_class_aclcheck(entry->dead_letter_relid, owner, ACL_INSERT) != ACLCHECK_OK)
-		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-		                errmsg("queue \"%s\" may not dead-letter into queue \"%s\"", entry->policy.queue_name,
-		                       entry->policy.dead_letter_queue),
-		                errdetail("Role \"%s\", the owner of pgmq.%s, may not insert into pgmq.%s.",
-		                          GetUserNameFromId(owner, true), queue.queue_table, entry->dead_letter_table),
-		                errhint("Grant it INSERT on that queue, or run SELECT pgmq.clear_dead_letter_queue('%s');",
-		                        entry->policy.queue_name)));
 	VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
 	VerifyTableShape(entry->dead_letter_relid, entry->dead_letter_table, TableRole::Queue);
 	SPIPlanPtr plan = nullptr;
@@ -250,6 +284,24 @@ SPIPlanPtr DeadLetterPlan(const QueueRef &queue, core::Statement claim, Oid *dea
 	// replaces it.
 	entry->plans[index] = plan;
 	return plan;
+}
+
+bool DescribeDeadLetterPlan(SPIPlanPtr plan, const char **queue_table, core::Statement *statement)
+{
+	if (!policy_table)
+		return false;
+	HASH_SEQ_STATUS scan;
+	hash_seq_init(&scan, policy_table);
+	for (auto *entry = static_cast<PolicyEntry *>(hash_seq_search(&scan)); entry;
+	     entry = static_cast<PolicyEntry *>(hash_seq_search(&scan)))
+		for (int i = 0; i < kDeadLetterClaims; i++)
+			if (entry->plans[i] == plan) {
+				hash_seq_term(&scan);
+				*queue_table = entry->queue_table;
+				*statement = static_cast<core::Statement>(static_cast<int>(core::Statement::ReadDeadLetter) + i);
+				return true;
+			}
+	return false;
 }
 
 void ForgetPolicies(Oid relid)

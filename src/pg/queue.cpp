@@ -1,7 +1,9 @@
 // src/pg/queue.cpp
 // Resolving queue-name arguments to tables, and the per-queue advisory lock.
+#include "pgmq/core/policy.hpp"
 #include "pgmq/core/queue_name.hpp"
 
+#include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
@@ -9,6 +11,7 @@ extern "C" {
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation_d.h"
+#include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -127,6 +130,20 @@ bool OwnsQueueTable(Oid relid)
 	const Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
 	ReleaseSysCache(tuple);
 	return (relkind == RELKIND_RELATION || relkind == RELKIND_PARTITIONED_TABLE) && has_privs_of_role(GetUserId(), owner);
+}
+
+Datum MetaQueueName(const QueueRef &queue)
+{
+	Oid types[1] = {TEXTOID};
+	Datum values[1] = {PointerGetDatum(cstring_to_text_with_len(queue.name, queue.name_len))};
+	const int rc = SPI_execute_with_args(core::MetaQueueNameSql().c_str(), 1, types, values, nullptr, false, 1);
+	if (rc != SPI_OK_SELECT || SPI_processed == 0)
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+		                errmsg("queue \"%.*s\" does not exist", queue.name_len, queue.name),
+		                errdetail("pgmq.meta has no row for it.")));
+	bool isnull = true;
+	const Datum name = ResultValue(0, 1, TEXTOID, &isnull);
+	return PointerGetDatum(DatumGetTextPCopy(name));
 }
 
 }  // namespace pgmq::pg

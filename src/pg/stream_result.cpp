@@ -4,6 +4,7 @@
 // result descriptor as the target: at executor startup it compares the
 // statement's columns with it by position (count and type), as PL/pgSQL's
 // RETURN QUERY does, and raises 42804 on a mismatch before any row is stored.
+#include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/stream_result.hpp"
 
 extern "C" {
@@ -93,7 +94,9 @@ uint64 ExecutePlanIntoResult(FunctionCallInfo fcinfo, SPIPlanPtr plan, Datum *va
 	options.params = params;
 	options.read_only = false;
 	options.dest = dest;
-	const int rc = SPI_execute_plan_extended(plan, &options);
+	int rc = 0;
+	EditingErrors([&] { rc = SPI_execute_plan_extended(plan, &options); },
+	              [plan](ErrorData *error) { ShortenPlanContext(error, plan); });
 	if (rc < 0)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq statement failed: %s", SPI_result_code_string(rc))));
 	dest->rDestroy(dest);

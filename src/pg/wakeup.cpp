@@ -305,17 +305,17 @@ bool WaitForMessages(long timeout_ms)
 
 void ForgetWakeups() { ResetLatch(MyLatch); }
 
-void NoteMessagesSent(const QueueRef &queue)
+void NoteMessagesSent(Oid queue_relid)
 {
 	if (!shared || pending.overflow)
 		return;
 	pending.database = MyDatabaseId;
-	if (SentTo(pending, queue.queue_relid))
+	if (SentTo(pending, queue_relid))
 		return;
 	if (pending.count == kMaxPendingQueues)
 		pending.overflow = true;
 	else
-		pending.queues[pending.count++] = queue.queue_relid;
+		pending.queues[pending.count++] = queue_relid;
 }
 
 }  // namespace pgmq::pg

@@ -29,7 +29,7 @@ const std::vector<std::string> kSomeFunctions = {"pgmq.send(pg_catalog.text,pg_c
 GrantCheck AllowedEverything(bool needs_usage, bool needs_execute, std::string sequence)
 {
 	return {needs_usage, needs_execute ? kSomeFunctions : std::vector<std::string>{}, std::move(sequence), true, true,
-	        true, true, true};
+	        true, true, true, "", false, true};
 }
 
 TEST(GrantQueueAccess, GrantsOnlyWhatIsMissing)
@@ -112,7 +112,7 @@ TEST(GrantQueueAccess, CheckIsQualifiedAndParameterised)
 	                                         "'pg_catalog.pg_proc'", "'pg_catalog.pg_extension'",
 	                                         "'USAGE WITH GRANT OPTION'", "'EXECUTE WITH GRANT OPTION'",
 	                                         "'SELECT WITH GRANT OPTION'", "'INSERT WITH GRANT OPTION'",
-	                                         "'UPDATE WITH GRANT OPTION'", "'DELETE WITH GRANT OPTION'"};
+	                                         "'UPDATE WITH GRANT OPTION'", "'DELETE WITH GRANT OPTION'", "'INSERT'"};
 	// Only the extension's members are checked, not every function in the schema.
 	EXPECT_NE(sql.find("d.deptype OPERATOR(pg_catalog.=) 'e'"), std::string::npos) << sql;
 	EXPECT_EQ(sql.find("pronamespace"), std::string::npos) << sql;

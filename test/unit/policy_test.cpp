@@ -5,6 +5,7 @@
 // then either moves or claims each one, and that the policy statements
 // follow the hygiene rules of every statement.
 #include "pgmq/core/policy.hpp"
+#include "pgmq/core/dead_letters.hpp"
 
 #include <set>
 #include <string>
@@ -32,7 +33,11 @@ bool Contains(const std::string &haystack, const std::string &needle)
 }
 
 const std::set<std::string> kConstants = {"'x-pgmq-deduplication-id'", "'x-pgmq-dead-letter'", "'queue'", "'headers'",
-                                          "'object'", "'{}'"};
+                                          "'object'", "'{}'", "'msg_id'", "'number'",
+                                          "'max_deliveries reached'", "'reason'", "'read_ct'", "'enqueued_at'",
+                                          "'moved_at'", "'x-pgmq-failures'", "'array'", "'[]'", "'at'",
+                                          std::to_string(pgmq::core::kMaxReasonLength),
+                                          std::to_string(pgmq::core::kMaxFailures)};
 
 TEST(Backoff, DoublesFromBaseUpToMax)
 {
@@ -145,6 +150,7 @@ TEST(PolicySql, FollowsTheStatementRules)
 		DeleteDeduplicationSql(),
 		DeduplicatedResolveSql("q_jobs"),
 		ListPoliciesSql(),
+		QueueStatesSql(),
 		DeadLetteredCountSql("q_dlq"),
 		RetentionQueuesSql(),
 	};
@@ -164,7 +170,7 @@ TEST(PolicySql, RetentionAndRedriveSkipLockedRowsInBoundedBatches)
 	}
 	EXPECT_TRUE(Contains(RetentionQueueBatchSql("q_jobs"), "enqueued_at OPERATOR(pg_catalog.<) $1"));
 	EXPECT_TRUE(Contains(RetentionArchiveBatchSql("a_jobs"), "archived_at OPERATOR(pg_catalog.<) $1"));
-	EXPECT_TRUE(Contains(RedriveSql("q_dlq", "q_jobs"), "ORDER BY msg_id LIMIT $1"));
+	EXPECT_TRUE(Contains(RedriveSql("q_dlq", "q_jobs"), ", d.msg_id LIMIT $1 FOR UPDATE SKIP LOCKED"));
 }
 
 }  // namespace

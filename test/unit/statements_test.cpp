@@ -17,6 +17,7 @@
 #include "pgmq/core/fifo.hpp"
 #include "pgmq/core/notify.hpp"
 #include "pgmq/core/queue_name.hpp"
+#include "pgmq/core/dead_letters.hpp"
 #include "pgmq/core/topic.hpp"
 #include "sql_lexer.hpp"
 
@@ -48,7 +49,7 @@ std::string Name(Statement s)
 		"Send", "SendBatch", "Read", "ReadConditional", "Pop", "SetVt", "SetVtBatch", "Delete", "DeleteBatch",
 		"Archive", "ArchiveBatch", "Metrics", "ReadGrouped", "ReadGroupedIndexed", "ReadGroupedRr",
 		"ReadGroupedRrIndexed", "ReadGroupedHead", "ReadGroupedHeadIndexed", "LiveHead", "RecentSend",
-		"SendDeduplicated", "SendBatchDeduplicated", "Retry", "Peek", "ReadPriority", "ReadConditionalPriority",
+		"SendDeduplicated", "SendBatchDeduplicated", "Retry", "Peek", "QueueState", "ReadPriority", "ReadConditionalPriority",
 		"PopPriority", "ReadDeadLetter", "ReadConditionalDeadLetter",
 		"ReadGroupedDeadLetter", "ReadGroupedIndexedDeadLetter", "ReadGroupedRrDeadLetter",
 		"ReadGroupedRrIndexedDeadLetter", "ReadGroupedHeadDeadLetter", "ReadGroupedHeadIndexedDeadLetter",
@@ -62,7 +63,7 @@ std::string Name(Statement s)
 // Statements that are not about one queue: they ignore the table names.
 bool PerQueue(Statement s)
 {
-	static_assert(static_cast<int>(Statement::Count) == 41, "name the new statement in Name()");
+	static_assert(static_cast<int>(Statement::Count) == 42, "name the new statement in Name()");
 	return s != Statement::NotifyThrottle && s != Statement::SendTopic && s != Statement::SendBatchTopic &&
 	       s != Statement::NotifyState;
 }
@@ -97,7 +98,11 @@ bool IsGroupRead(Statement s)
 const std::set<std::string> kConstants = {"'x-pgmq-group'", "'_default_fifo_group'", "1000.0",
                                           "'x-pgmq-deduplication-id'", "'x-pgmq-dead-letter'", "'queue'", "'msg_id'",
                                           "'read_ct'", "'enqueued_at'", "'moved_at'", "'headers'", "'object'", "'{}'",
-                                          "2", "62", "'x-pgmq-priority'", "'number'", "9"};
+                                          "2", "62", "'x-pgmq-priority'", "'number'", "9",
+                                          // the failure history and the reason a read dead-letters with
+                                          "'x-pgmq-failures'", "'array'", "'[]'", "'reason'", "'at'",
+                                          "'max_deliveries reached'", std::to_string(pgmq::core::kMaxReasonLength),
+                                          std::to_string(pgmq::core::kMaxFailures)};
 
 bool Contains(const std::string &haystack, const std::string &needle)
 {
@@ -199,7 +204,8 @@ TEST(StatementShapes, ParameterTypesAreAsDocumented)
 		 {P::Jsonb, P::Jsonb, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}},
 		{Statement::SendBatchDeduplicated,
 		 {P::JsonbArray, P::JsonbArray, P::Timestamptz, P::Text, P::Timestamptz, P::Timestamptz, P::Regclass}},
-		{Statement::Retry, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8}},
+		{Statement::Retry, {P::Int8, P::Timestamptz, P::Int8, P::Int8, P::Float8, P::Text}},
+		{Statement::QueueState, {P::Timestamptz}},
 		{Statement::Peek, {P::Int8, P::Int8}},
 		{Statement::ReadPriority, {P::Timestamptz, P::Timestamptz, P::Int8, P::Int8}},
 		{Statement::ReadConditionalPriority, {P::Timestamptz, P::Timestamptz, P::Int8, P::Jsonb, P::Int8}},
@@ -514,8 +520,7 @@ TEST(StatementSql, MetricsColumnsInMetricsResultOrder)
 		"COALESCE(pg_catalog.pg_sequence_last_value($2), 0), ",    // total_messages, sequence by OID
 		"pg_catalog.now(), ",                                       // scrape_time
 		"pg_catalog.count(*) FILTER (WHERE q.vt OPERATOR(pg_catalog.<=) pg_catalog.now()), ",  // visible
-		"NULL::pg_catalog.int8, ",                                  // default_partition_length: the adapter's
-		"NULL::pg_catalog.bool ",                                   // paused: the adapter's
+		"NULL::pg_catalog.int8 ",                                   // default_partition_length: the adapter's
 		"FROM pgmq.\"q_orders\" AS q",
 	};
 	std::size_t pos = 0;

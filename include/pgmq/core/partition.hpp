@@ -31,9 +31,20 @@ struct PartitionPlan {
 // years of runway at any rate (docs/partitioned-queues.md).
 constexpr int32_t kMaxPremake = 500;
 
+// The retention of a queue created without one (create_partitioned's
+// retention_interval NULL or left out): upstream's 100000 ids for id
+// intervals up to 10000, else ten intervals; "" for a duration, whose ten
+// intervals DefaultTimeRetentionSql ($1 the interval) computes. May throw
+// CoreError(InvalidParameter) for an integer beyond int4.
+constexpr int32_t kDefaultIdRetention = 100000;
+constexpr int32_t kDefaultRetentionPartitions = 10;
+std::string DefaultRetention(std::string_view partition_interval);
+std::string DefaultTimeRetentionSql();
+
 // Chooses the partition columns from the two intervals. Both must be the same
 // kind; integer intervals must be positive and fit int4 (a longer number is an
-// error, not a duration in seconds); 1 <= premake <= kMaxPremake. May throw
+// error, not a duration in seconds), and the retention at least the interval
+// (durations: CheckIntervalsSql); 1 <= premake <= kMaxPremake. May throw
 // CoreError(InvalidParameter).
 PartitionPlan PlanPartitioning(std::string_view partition_interval, std::string_view retention_interval, int32_t premake);
 
@@ -67,7 +78,8 @@ void CheckSameControl(std::string_view parent, std::string_view existing_control
 
 // Casts ($1 retention, $2 partition interval) to interval: for time
 // partitioning, a clear "invalid input syntax for type interval" before
-// pg_partman sees either value.
+// pg_partman sees either value; the result is whether the retention is
+// shorter than the interval.
 std::string CheckIntervalsSql();
 
 // pg_partman 4.x also takes a few names for time intervals ('daily',

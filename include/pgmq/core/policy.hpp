@@ -64,11 +64,6 @@ std::string DeleteStalePolicySql();
 std::string ClearPolicySql(PolicyKind kind);
 std::string DeleteEmptyPolicySql();
 
-// redrive: ($1 qty or NULL for all, $2 now) -> rows moved, oldest first, from
-// pgmq.<from_table> into pgmq.<to_table>, visible at once, their
-// x-pgmq-dead-letter header removed. Skips rows other transactions hold.
-std::string RedriveSql(std::string_view from_table, std::string_view to_table);
-
 // Retention, in batches of at most $2 rows, skipping rows other
 // transactions hold (a reader's open claim, an ack in flight): ($1 cutoff,
 // $2 batch size) -> rows deleted. Queue messages by enqueued_at, archived
@@ -95,6 +90,13 @@ std::string DeleteDeduplicationSql();
 // waiting in pgmq.<dead_letter_table>.
 std::string ListPoliciesSql();
 std::string DeadLetteredCountSql(std::string_view dead_letter_table);
+
+// queue_state: ($1 queue name as in meta, NULL: every queue) -> per queue
+// of pgmq.meta, by name: queue_name, paused_at, priority_levels,
+// dead_letter_queue, queue_relid and dead_letter_relid (the tables the
+// policy row was written for; NULL without one), and the names of the
+// queues whose dead-letter queue it is (text[]).
+std::string QueueStatesSql();
 
 // Queues with a retention policy ($1 none): queue_name. (Maintenance reads
 // each one's policy with LoadPolicySql, which skips rows of dropped tables.)

@@ -26,7 +26,7 @@ enum class Statement : unsigned char {
 	Archive,          // ($1 msg_id) -> msg_id
 	ArchiveBatch,     // ($1 msg_ids) -> msg_id per archived row
 	Metrics,          // ($1 queue name, $2 msg_id identity sequence) -> metrics_result, with
-	                  //  default_partition_length and paused NULL: the adapter's
+	                  //  default_partition_length NULL: the adapter's
 	// FIFO group reads (fifo.hpp): ($1 now, $2 new vt, $3 qty) -> message rows in
 	// delivery order. *Indexed finds the group heads through q_<name>_fifo_idx.
 	ReadGrouped,
@@ -42,8 +42,10 @@ enum class Statement : unsigned char {
 	// Delivery policies (policy.hpp). Only queues with the policy use them.
 	SendDeduplicated,       // Send + ($4 queue name, $5 now, $6 expires_at, $7 queue table) -> (msg_id, raced, dedup id)
 	SendBatchDeduplicated,  // SendBatch + ($4..$7 as above) -> (msg_id, raced, dedup id) per element
-	Retry,                  // ($1 msg_id, $2 now, $3 base s, $4 max s, $5 jitter factor) -> message row
+	Retry,                  // ($1 msg_id, $2 now, $3 base s, $4 max s, $5 jitter factor, $6 reason or
+	                        //  NULL: appended to x-pgmq-failures) -> message row
 	Peek,             // ($1 after msg_id, $2 qty) -> message rows in msg_id order, untouched
+	QueueState,       // ($1 now) -> (visible, leased, delayed) message counts (queue_state)
 	// Read, ReadConditional and Pop of a queue with priorities (priority.hpp):
 	// the same parameters, highest priority first, then lowest msg_id.
 	ReadPriority,
@@ -111,8 +113,17 @@ std::string DeadLetterSql(Statement claim, std::string_view queue_table, std::st
 // qualified): the rows of CTE `picked` (a msg_id column, rows locked by the
 // claim) whose read_ct reached $4 are deleted from q and inserted into
 // pgmq.<dead_letter_table>, visible at $1, their headers plus
-// x-pgmq-dead-letter {queue: $5, msg_id, read_ct, enqueued_at, moved_at: $1}.
+// x-pgmq-dead-letter {queue: $5, msg_id, read_ct, enqueued_at, moved_at: $1,
+// reason: kDeliveryLimitReason}.
 std::string DeadLetterMoveSql(const std::string &q, std::string_view dead_letter_table, const std::string &picked);
+
+// What a statement does, for the short context line of its errors
+// ("<action> queue "jobs"<detail>"), in place of its SQL text.
+struct StatementStep {
+	const char *action;  // "reading", "sending to", ...
+	const char *detail;  // "" or ", moving ..."
+};
+StatementStep StepOf(Statement statement) noexcept;
 
 // The dead-letter claim statement of a claim statement, or Count when it has none.
 Statement DeadLetterClaimOf(Statement claim);

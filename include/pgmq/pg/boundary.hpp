@@ -12,7 +12,8 @@
 //     turns the Postgres error into a C++ exception carrying the original
 //     ErrorData (SQLSTATE, message, detail, hint), re-raised unchanged;
 //   - a POD frame that must survive a Postgres error (one table's failed
-//     maintenance) runs the risky part with InSubtransaction;
+//     maintenance) runs the risky part with InSubtransaction, and one that
+//     adds to an error (a short context) with EditingErrors;
 //   - every SQL-callable function is declared with PGMQ_FUNCTION, whose
 //     entry point catches whatever C++ exception could still escape.
 #pragma once
@@ -155,6 +156,29 @@ ErrorData *InSubtransaction(Fn &&fn, MemoryContext error_context = nullptr)
 	if (error != nullptr && error->sqlerrcode == ERRCODE_QUERY_CANCELED)
 		ReThrowError(error);
 	return error;
+}
+
+// Runs fn, a POD-frame function that may ereport; an error it raises is
+// raised again, unchanged but for what edit(ErrorData *) changes in its
+// copy (executor.cpp: the context line of a statement). Must not be called
+// from C++ code that owns objects with destructors.
+template <typename Fn, typename Edit>
+void EditingErrors(Fn &&fn, Edit &&edit)
+{
+	MemoryContext context = CurrentMemoryContext;
+	PG_TRY();
+	{
+		fn();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		ErrorData *error = CopyErrorData();
+		FlushErrorState();
+		edit(error);
+		ReThrowError(error);
+	}
+	PG_END_TRY();
 }
 
 using EntryBody = Datum (*)(FunctionCallInfo);

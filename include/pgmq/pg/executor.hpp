@@ -28,11 +28,19 @@ bool NonAtomicCall(FunctionCallInfo fcinfo);
 // Runs a kept plan (read_only = false: each run takes a fresh snapshot, so a
 // poll sees sends committed meanwhile). Returns the number of rows; they are
 // in SPI_tuptable.
+// An error's context names the queue and the step, not the statement's SQL
+// (ShortenPlanContext).
 uint64 ExecutePlan(SPIPlanPtr plan, Datum *values, const char *nulls);
+
+// In an error raised while `plan` ran: the context line with the plan's SQL
+// text becomes "pgmq: <step> queue "<name>"" (plan_cache.hpp's
+// DescribeCachedPlan), or goes. May ereport.
+void ShortenPlanContext(ErrorData *error, SPIPlanPtr plan);
 
 // From C++ code inside RunCore: runs a one-shot statement (DDL and other
 // rare work that is not worth a cached plan), with values as parameters.
-// Returns SPI_processed. May throw (PostgresError, CoreError).
+// Returns SPI_processed. May throw (PostgresError, CoreError); an error's
+// context leaves out the statement's SQL.
 uint64 ExecuteOnce(const std::string &sql, int nargs = 0, Oid *types = nullptr, Datum *values = nullptr,
                    const char *nulls = nullptr);
 

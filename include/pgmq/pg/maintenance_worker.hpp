@@ -11,4 +11,9 @@ namespace pgmq::pg {
 // preloaded, registers the launcher. Called from _PG_init.
 void InitMaintenance();
 
+// Whether a background worker maintains this database's partitioned queues:
+// pgmq's (preloaded, pgmq.maintenance_interval > 0, and the database in
+// pgmq.maintenance_database) or pg_partman's (pg_partman_bgw.dbname).
+bool PartitionsMaintainedHere();
+
 }  // namespace pgmq::pg

@@ -3,6 +3,8 @@
 // version picks the create_parent call shape. Requires SPI; may ereport.
 #pragma once
 
+#include <string>
+
 #include "pgmq/pg/boundary.hpp"
 
 namespace pgmq::pg {
@@ -25,6 +27,10 @@ void RequirePartman(const Partman &partman);
 // both values cast to interval, the partition interval as the duration a
 // pg_partman 4.x name ('daily') stands for, so a bad one fails with a clear
 // "invalid input syntax for type interval" before pg_partman sees it.
-void CheckTimeIntervals(text *retention_interval, const char *partition_interval);
+void CheckTimeIntervals(const char *retention_interval, const char *partition_interval);
+
+// From C++ code, with SPI: ten partition intervals, as text (the retention
+// of a time-partitioned queue created without one). May throw.
+std::string DefaultTimeRetention(const char *partition_interval);
 
 }  // namespace pgmq::pg

@@ -28,6 +28,11 @@ SPIPlanPtr PlanFor(const QueueRef &queue, core::Statement statement, Oid *msg_id
 // prepared on first use. Requires an SPI connection. May ereport.
 SPIPlanPtr PlanFor(core::Statement statement);
 
+// For an error's context: the queue table (the key of a statement not tied
+// to a queue: see PlanFor) and the statement of a kept plan; false when the
+// plan is not in the cache. Never fails.
+bool DescribeCachedPlan(SPIPlanPtr plan, const char **queue_table, core::Statement *statement);
+
 // The type OID of a statement parameter type.
 Oid ParamTypeOid(core::ParamType type) noexcept;
 

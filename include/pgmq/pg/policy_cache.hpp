@@ -53,6 +53,15 @@ void LoadPolicy(const QueueRef &queue, QueuePolicy *policy);
 // invalidation it sent reaches this backend.
 void ReloadPolicy(const QueueRef &queue, QueuePolicy *policy);
 
+// DescribeCachedPlan (plan_cache.hpp) for the kept dead-letter claims.
+bool DescribeDeadLetterPlan(SPIPlanPtr plan, const char **queue_table, core::Statement *statement);
+
+// The dead-letter queue of queue: the OID of its table, whose name goes
+// into dead_letter_table (NAMEDATALEN bytes). ERROR 55000 when the queue
+// has no dead-letter policy, 42P01 when the table is gone, 42501 when the
+// queue's owner or the current role may not insert into it. Requires SPI.
+Oid RequireDeadLetterQueue(const QueueRef &queue, char *dead_letter_table);
+
 // The kept plan of the dead-letter claim `claim` (core::IsDeadLetterClaim)
 // for queue, whose policy LoadPolicy found to have a dead-letter queue;
 // prepared on first use, after checking the shapes of both queue tables.

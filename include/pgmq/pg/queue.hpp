@@ -55,6 +55,10 @@ Oid RelationOwner(Oid relid);
 // Whether relid is a table (ordinary or partitioned) and the current role
 // has the privileges of its owner. Never fails.
 bool OwnsQueueTable(Oid relid);
+// The queue's name as pgmq.meta has it, as text. ERROR 42P01 when no meta
+// row registers it. Requires SPI.
+Datum MetaQueueName(const QueueRef &queue);
+
 // ERROR 22004 "<what> cannot be NULL" when argument argno is NULL.
 void RequireArgument(FunctionCallInfo fcinfo, int argno, const char *what);
 

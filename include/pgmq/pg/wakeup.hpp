@@ -34,6 +34,7 @@ void ForgetWakeups();
 
 // Remembers that this transaction sent to queue: its waiters are woken when
 // the transaction commits. Never fails.
-void NoteMessagesSent(const QueueRef &queue);
+void NoteMessagesSent(Oid queue_relid);
+inline void NoteMessagesSent(const QueueRef &queue) { NoteMessagesSent(queue.queue_relid); }
 
 }  // namespace pgmq::pg
