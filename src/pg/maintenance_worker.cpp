@@ -50,6 +50,7 @@ int maintenance_interval = 0;             // seconds; 0: off
 char *maintenance_database = nullptr;     // comma-separated database names
 char *maintenance_role = nullptr;         // role the workers connect as; empty: bootstrap superuser
 bool launcher_registered = false;         // preloaded: backends inherit it from the postmaster
+bool maintenance_warning = true;          // pgmq.partition_maintenance_warning
 
 // Whether a comma-separated list setting names the database.
 bool ListNames(const char *list, const char *database)
@@ -156,6 +157,11 @@ void InitMaintenance()
 	                           "Databases whose partitioned queues the pgmq background worker maintains.",
 	                           "A comma-separated list of database names.", &maintenance_database, "", PGC_SIGHUP,
 	                           GUC_LIST_INPUT, nullptr, nullptr, nullptr);
+	DefineCustomBoolVariable("pgmq.partition_maintenance_warning",
+	                         "Warn when a partitioned queue is created where no background worker maintains it.",
+	                         "Turn off where partitions are maintained otherwise (pg_cron calling "
+	                         "pgmq.run_partition_maintenance()).",
+	                         &maintenance_warning, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 	DefineCustomStringVariable("pgmq.maintenance_role", "Role the pgmq maintenance worker connects as.",
 	                           "Empty: the bootstrap superuser. Partitions it creates belong to this role.",
 	                           &maintenance_role, "", PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
@@ -176,6 +182,8 @@ void InitMaintenance()
 
 bool PartitionsMaintainedHere()
 {
+	if (!maintenance_warning)
+		return true;  // the user says they are
 	const char *database = get_database_name(MyDatabaseId);
 	if (launcher_registered && maintenance_interval > 0 && ListNames(maintenance_database, database))
 		return true;

@@ -166,6 +166,9 @@ run_page() {
   if grep -q ' \(run\|error\) ' "$dir/index"; then
     db=$(database_for "$f")
     psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE \"$db\"" >/dev/null
+    # A page's database stands for one whose partitions are maintained.
+    psql -X -q -v ON_ERROR_STOP=1 -d postgres \
+      -c "ALTER DATABASE \"$db\" SET pgmq.partition_maintenance_warning = off" >/dev/null
     psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL'
 SET client_min_messages = warning;
 CREATE SCHEMA partman;

@@ -13,7 +13,8 @@ void InitMaintenance();
 
 // Whether a background worker maintains this database's partitioned queues:
 // pgmq's (preloaded, pgmq.maintenance_interval > 0, and the database in
-// pgmq.maintenance_database) or pg_partman's (pg_partman_bgw.dbname).
+// pgmq.maintenance_database) or pg_partman's (pg_partman_bgw.dbname); or the
+// user says something else does (pgmq.partition_maintenance_warning off).
 bool PartitionsMaintainedHere();
 
 }  // namespace pgmq::pg
