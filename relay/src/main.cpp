@@ -34,7 +34,12 @@ std::optional<Config> LoadConfiguration(int argc, char **argv)
 		std::fputs(Usage().c_str(), stdout);
 		return std::nullopt;
 	}
-	Config config = line.config_path.empty() ? Config{} : LoadConfigFile(line.config_path);
+	// Assigned rather than built from a conditional: GCC 12 at -O2 cannot
+	// follow a Config constructed on two paths and warns that its strings may
+	// be destroyed uninitialized.
+	Config config;
+	if (!line.config_path.empty())
+		config = LoadConfigFile(line.config_path);
 	ApplyOverrides(line, config);
 	ResolvePassword(config.broker, std::getenv(kPasswordEnvironment));
 	Validate(config);

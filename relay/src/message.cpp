@@ -1,6 +1,8 @@
 // relay/src/message.cpp
 #include "pgmq/relay/message.hpp"
 
+#include "pgmq/relay/broker_headers.hpp"
+
 #include <algorithm>
 #include <cctype>
 
@@ -12,10 +14,7 @@ namespace {
 // AMQP 0-9-1 field names are short strings of at most 128 characters.
 constexpr std::size_t kMaxFieldName = 128;
 
-bool IsRelayHeader(const std::string &name)
-{
-	return name == "x-pgmq-queue" || name == "x-pgmq-msg-id" || name == "x-pgmq-read-ct";
-}
+constexpr std::string_view kRelayHeaders[] = {"x-pgmq-queue", "x-pgmq-msg-id", "x-pgmq-read-ct"};
 
 bool EqualsIgnoringCase(std::string_view a, std::string_view b)
 {
@@ -25,6 +24,17 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b)
 		if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
 			return false;
 	return true;
+}
+
+// The relay's own headers are the relay's to set: a producer's header of the
+// same name is dropped, in any case, so that a consumer that looks names up
+// ignoring case cannot read the producer's value either.
+bool IsRelayHeader(std::string_view name)
+{
+	for (std::string_view own : kRelayHeaders)
+		if (EqualsIgnoringCase(name, own))
+			return true;
+	return false;
 }
 
 // Why the message's routing key header cannot be used; "" when it can.
@@ -42,12 +52,6 @@ std::string RoutingKeyRefusal(const QueueConfig &queue, const nlohmann::json &va
 }
 
 }  // namespace
-
-bool IsBrokerReservedHeader(std::string_view name)
-{
-	return EqualsIgnoringCase(name, "CC") || EqualsIgnoringCase(name, "BCC") ||
-		   (name.size() >= 2 && EqualsIgnoringCase(name.substr(0, 2), "x-"));
-}
 
 std::string MessageId(std::string_view queue, std::int64_t msg_id)
 {
@@ -86,8 +90,8 @@ Outgoing PrepareMessage(const QueueConfig &queue, const QueueMessage &message)
 				return out;
 			out.routing_key = value.get<std::string>();
 			out.chose_routing_key = true;
-		} else if (IsBrokerReservedHeader(name)) {
-			out.refusal = "header \"" + name + "\" is reserved for the broker";
+		} else if (std::string_view use = BrokerUseOfHeader(name); !use.empty()) {
+			out.refusal = "header \"" + name + "\": " + std::string(use);
 			return out;
 		}
 		if (name.empty() || name.size() > kMaxFieldName || value.is_null())

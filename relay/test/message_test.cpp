@@ -1,6 +1,10 @@
 // relay/test/message_test.cpp
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "pgmq/relay/message.hpp"
 
 using namespace pgmq::relay;
@@ -93,16 +97,56 @@ TEST(RelayMessage, BadRoutingKeyHeaderIsRefused)
 	}
 }
 
-TEST(RelayMessage, BrokerReservedHeadersAreRefused)
+TEST(RelayMessage, HeaderTheBrokerActsOnIsRefused)
 {
-	for (const char *name : {"CC", "BCC", "cc", "Bcc", "x-delay", "x-death", "X-Match", "x-pgmq-other"})
-		EXPECT_TRUE(IsBrokerReservedHeader(name)) << name;
-	for (const char *name : {"n", "ccx", "xdelay", "trace-id", "x", ""})
-		EXPECT_FALSE(IsBrokerReservedHeader(name)) << name;
-	Outgoing out = PrepareMessage(Queue(), Message(R"({"n": 1, "CC": "anything"})"));
-	EXPECT_EQ(out.refusal, "header \"CC\" is reserved for the broker");
+	for (const char *headers : {R"({"n": 1, "CC": ["payments"]})", R"({"BCC": "payments", "x-trace-id": "t"})",
+								R"({"x-amqp-1.0-properties": "forged"})", R"({"x-mqtt-publish-qos": 1})"}) {
+		Outgoing out = PrepareMessage(Queue(), Message(headers));
+		EXPECT_NE(out.refusal.find("header \""), std::string::npos) << headers;
+		EXPECT_NE(out.refusal.find("RabbitMQ"), std::string::npos) << headers;
+	}
+	EXPECT_EQ(PrepareMessage(Queue(), Message(R"({"CC": "x"})")).refusal,
+			  "header \"CC\": RabbitMQ routes the message to its keys too (sender-selected distribution)");
+	// RabbitMQ's names are case-sensitive: "cc" is an ordinary header.
+	Outgoing lower = PrepareMessage(Queue(), Message(R"({"cc": "payments"})"));
+	EXPECT_TRUE(lower.refusal.empty());
+	ASSERT_NE(Find(lower, "cc"), nullptr);
 	// The relay's own headers are replaced, not refused.
 	EXPECT_TRUE(PrepareMessage(Queue(), Message(R"({"x-pgmq-msg-id": 1})")).refusal.empty());
+}
+
+TEST(RelayMessage, PgmqAndApplicationHeadersPassUnchanged)
+{
+	// Every x-pgmq- header pgmq and its tools write, an application's x-
+	// header and W3C trace context: forwarded as they are, nested values as
+	// JSON text.
+	Outgoing out = PrepareMessage(
+		Queue(), Message(R"({"x-pgmq-deduplication-id": "order-7", "x-pgmq-priority": 5, "x-pgmq-group": "tenant-1",
+		                    "x-pgmq-moved-from": "orders_in", "x-pgmq-dead-letter": true,
+		                    "x-pgmq-failures": [{"at": "2026-01-01T00:00:00Z", "error": "timeout", "read_ct": 2}],
+		                    "x-pgmq-relay-refused": "earlier reason", "x-pgmq-relay-source": "orders:3",
+		                    "x-trace-id": "abc", "x-delay": 1000, "x-death": "text",
+		                    "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"})"));
+	EXPECT_TRUE(out.refusal.empty()) << out.refusal;
+	EXPECT_TRUE(out.warning.empty()) << out.warning;
+	std::map<std::string, HeaderValue> sent;
+	for (std::size_t i = 3; i < out.headers.size(); i++)  // after the relay's own three
+		sent.emplace(out.headers[i].name, out.headers[i].value);
+	std::map<std::string, HeaderValue> expected{
+		{"x-pgmq-deduplication-id", std::string("order-7")},
+		{"x-pgmq-priority", std::int64_t{5}},
+		{"x-pgmq-group", std::string("tenant-1")},
+		{"x-pgmq-moved-from", std::string("orders_in")},
+		{"x-pgmq-dead-letter", true},
+		{"x-pgmq-failures", std::string(R"([{"at":"2026-01-01T00:00:00Z","error":"timeout","read_ct":2}])")},
+		{"x-pgmq-relay-refused", std::string("earlier reason")},
+		{"x-pgmq-relay-source", std::string("orders:3")},
+		{"x-trace-id", std::string("abc")},
+		{"x-delay", std::int64_t{1000}},
+		{"x-death", std::string("text")},
+		{"traceparent", std::string("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")}};
+	EXPECT_EQ(sent, expected);
+	EXPECT_EQ(out.headers.size(), 3u + expected.size());
 }
 
 TEST(RelayMessage, HeadersForwardedByType)
@@ -121,13 +165,19 @@ TEST(RelayMessage, HeadersForwardedByType)
 
 TEST(RelayMessage, ProducerCannotForgeRelayHeaders)
 {
-	Outgoing out = PrepareMessage(Queue(), Message(R"({"x-pgmq-msg-id": 1, "x-pgmq-queue": "payments"})"));
-	int ids = 0;
+	// Each of the relay's headers appears once, with the relay's value, also
+	// when the producer spelt it in another case.
+	Outgoing out = PrepareMessage(Queue(), Message(R"({"x-pgmq-msg-id": 1, "x-pgmq-queue": "payments",
+	                                                  "x-pgmq-read-ct": 0, "X-PGMQ-Queue": "payments",
+	                                                  "X-Pgmq-Msg-Id": 2, "x-pgmq-READ-CT": 9, "n": 1})"));
+	EXPECT_TRUE(out.refusal.empty());
+	std::vector<std::string> names;
 	for (const auto &h : out.headers)
-		ids += h.name == "x-pgmq-msg-id" || h.name == "x-pgmq-queue";
-	EXPECT_EQ(ids, 2);
+		names.push_back(h.name);
+	EXPECT_EQ(names, (std::vector<std::string>{"x-pgmq-queue", "x-pgmq-msg-id", "x-pgmq-read-ct", "n"}));
 	EXPECT_EQ(std::get<std::int64_t>(*Find(out, "x-pgmq-msg-id")), 42);
 	EXPECT_EQ(std::get<std::string>(*Find(out, "x-pgmq-queue")), "orders");
+	EXPECT_EQ(std::get<std::int64_t>(*Find(out, "x-pgmq-read-ct")), 3);
 }
 
 TEST(RelayMessage, NonObjectHeaders)

@@ -24,10 +24,12 @@ TEST(RelayRefusal, DeadLetterHeadersKeepTheOriginalAndSayWhy)
 	QueueMessage m;
 	m.msg_id = 7;
 	m.headers = R"({"CC": "anything", "n": 1})";
-	auto headers = nlohmann::json::parse(DeadLetterHeaders("orders", m, "header \"CC\" is reserved for the broker"));
+	const std::string reason =
+		"header \"CC\": RabbitMQ routes the message to its keys too (sender-selected distribution)";
+	auto headers = nlohmann::json::parse(DeadLetterHeaders("orders", m, reason));
 	EXPECT_EQ(headers["CC"], "anything");
 	EXPECT_EQ(headers["n"], 1);
-	EXPECT_EQ(headers[kRefusedHeader], "header \"CC\" is reserved for the broker");
+	EXPECT_EQ(headers[kRefusedHeader], reason);
 	EXPECT_EQ(headers[kSourceHeader], "orders:7");
 
 	m.headers = "[1, 2]";  // pgmq takes any JSON as headers

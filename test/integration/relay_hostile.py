@@ -13,6 +13,11 @@ of PGHOST/PGPORT/PGUSER, in a database of its own. The cases:
            among ordinary ones: each refused one is moved to the dead-letter
            queue with the reason, the messages after them are delivered, the
            sender's queue gets nothing, an allowed routing key is honoured;
+  headers: a message carrying every x-pgmq- header the docs name, an
+           application's x-trace-id, a W3C traceparent and a lowercase cc
+           arrives with each of them and its value (nested values as JSON
+           text); x-pgmq-queue, -msg-id and -read-ct are the relay's, once
+           each; CC and BCC are still refused and route nowhere;
   metrics: clients sending one byte every 1.5 s neither hold scrapes nor
            SIGTERM; the server cuts them;
   alarm:   under a memory alarm a publish gives up at the confirm timeout,
@@ -27,7 +32,9 @@ of PGHOST/PGPORT/PGUSER, in a database of its own. The cases:
 The relay binary is build/relay/pgmq-relay (PGMQ_RELAY_BIN overrides). Exit 0
 is a pass.
 """
+import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -41,7 +48,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
 from private_rabbitmq import Broker, free_port  # noqa: E402
-from relay_harness import Checks, Database, Relay, drain, metric, relay_binary, write_config  # noqa: E402
+from relay_harness import REPO, Checks, Database, Relay, drain, metric, relay_binary, write_config  # noqa: E402
 from relay_tls import make_certificates  # noqa: E402
 
 DB = "pgmq_it_relay_hostile"
@@ -108,9 +115,9 @@ def case_senders(ctx):
     dead = {row[0]["n"]: row[1] for row in db.sql("SELECT message, headers FROM pgmq.q_hostile_dead")}
     check("the refused messages are in the dead-letter queue", sorted(dead) == [2, 5, 12, 30], sorted(dead))
     reasons = {n: (h or {}).get("x-pgmq-relay-refused", "") for n, h in dead.items()}
-    check("each dead letter says why", '"CC" is reserved' in reasons.get(5, "")
+    check("each dead letter says why", '"CC": RabbitMQ routes' in reasons.get(5, "")
           and "larger than configured max size" in reasons.get(12, "") and "payments" in reasons.get(2, "")
-          and '"BCC" is reserved' in reasons.get(30, ""), reasons)
+          and '"BCC": RabbitMQ routes' in reasons.get(30, ""), reasons)
     check("each dead letter names its source", all((dead[n] or {}).get("x-pgmq-relay-source") == f"hostile:{ids[n]}"
                                                    for n in dead), {n: (h or {}).get("x-pgmq-relay-source")
                                                                     for n, h in dead.items()})
@@ -118,6 +125,82 @@ def case_senders(ctx):
     dead_lettered = metric(ctx["metrics_port"], "pgmq_relay_dead_lettered_total", "hostile")
     check("/metrics counts them", refused == 4 and dead_lettered == 4, f"refused {refused}, dead-lettered {dead_lettered}")
     return relay
+
+
+def documented_pgmq_headers():
+    """Every x-pgmq- header name the user documentation mentions."""
+    names = set()
+    docs = os.path.join(REPO, "docs")
+    for name in os.listdir(docs):
+        if name.endswith(".md"):
+            with open(os.path.join(docs, name)) as f:
+                names.update(re.findall(r"x-pgmq-[a-z]+(?:-[a-z]+)*", f.read()))
+    return names
+
+
+def case_headers(ctx):
+    """pgmq's headers and an application's pass unchanged; the relay's own win; CC and BCC are refused."""
+    db, broker = ctx["db"], ctx["broker"]
+    for q in ("headers_q", "headers_dead"):
+        db.sql("SELECT pgmq.create(%s)", (q,))
+    declare(broker, "headers_q", "headers_cc")
+    failures = [{"at": "2026-01-01T00:00:00Z", "error": "timeout", "read_ct": 1},
+                {"at": "2026-01-01T00:01:00Z", "error": "HTTP 503", "read_ct": 2}]
+    passed = {
+        "x-pgmq-deduplication-id": "order-7-created",
+        "x-pgmq-priority": 7,
+        "x-pgmq-group": "customer-7",
+        "x-pgmq-moved-from": {"queue": "orders_in", "msg_id": 3},
+        "x-pgmq-dead-letter": {"queue": "orders", "msg_id": 9, "read_ct": 5,
+                               "enqueued_at": "2026-01-01T00:00:00+00:00", "moved_at": "2026-01-01T00:05:00+00:00"},
+        "x-pgmq-failures": failures,
+        "x-pgmq-routing-key": "headers_q",
+        "x-pgmq-relay-refused": "an earlier refusal",
+        "x-pgmq-relay-source": "orders:9",
+        "x-trace-id": "4bf92f3577b34da6",
+        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "cc": ["headers_cc"],  # not CC: RabbitMQ would close the channel on a CC that is not an array
+        "x-death": "retried by hand",
+    }
+    relays_own = {"x-pgmq-queue": "payments", "x-pgmq-msg-id": 1, "x-pgmq-read-ct": 0}
+    documented = documented_pgmq_headers()
+    for name in sorted(documented - set(passed) - set(relays_own)):
+        passed[name] = f"value of {name}"  # a header documented later is covered too
+    forged_case = {"X-PGMQ-QUEUE": "payments", "X-Pgmq-Msg-Id": 2}
+    msg_id = db.send("headers_q", {"n": 1}, {**passed, **relays_own, **forged_case})
+    cc_id = db.send("headers_q", {"n": 2}, {"CC": ["headers_cc"], "x-trace-id": "t2"})
+    bcc_id = db.send("headers_q", {"n": 3}, {"BCC": ["headers_cc"]})
+    config = write_config(os.path.join(ctx["tmp"], "headers.json"), {
+        "postgres": f"dbname={DB}", "rabbitmq": {"url": f"amqp://relay@127.0.0.1:{broker.port}/"},
+        "queues": [{"name": "headers_q", "dead_letter_queue": "headers_dead", "routing_key_header": True,
+                    "routing_keys": ["headers_q"]}],
+        "poll_s": 1, "report_interval_s": 0})
+    rc, _ = run_drain(ctx, config, 30)
+    check("the relay drained the queue", rc == 0 and db.count("headers_q") == 0, f"exit {rc}")
+    got = drain(broker, "headers_q")
+    check("one message arrived", [m[1] for m in got] == [{"n": 1}], [m[1] for m in got])
+    headers = got[0][2] if got else {}
+
+    def as_sent(name):
+        # JSON objects and arrays arrive as JSON text.
+        value = headers.get(name)
+        return json.loads(value) if isinstance(passed[name], (dict, list)) and isinstance(value, str) else value
+
+    wrong = {name: headers.get(name) for name in passed if as_sent(name) != passed[name]}
+    check(f"each of {len(passed)} headers arrived with its value (the docs name {len(documented)} x-pgmq- headers)",
+          not wrong, wrong)
+    relay_values = {name: headers.get(name) for name in relays_own}
+    check("x-pgmq-queue, x-pgmq-msg-id and x-pgmq-read-ct are the relay's",
+          relay_values == {"x-pgmq-queue": "headers_q", "x-pgmq-msg-id": msg_id, "x-pgmq-read-ct": 1}, relay_values)
+    forged = sorted(name for name in headers if name.lower() in relays_own and name not in relays_own)
+    check("no other spelling of them reaches the broker", not forged, forged)
+    check("the lowercase cc routed nowhere", not drain(broker, "headers_cc"))
+    dead = {row[0]["n"]: row[1] for row in db.sql("SELECT message, headers FROM pgmq.q_headers_dead")}
+    reasons = {n: h.get("x-pgmq-relay-refused", "") for n, h in dead.items()}
+    check("CC and BCC are still refused, with the reason", sorted(dead) == [2, 3] and all(
+        "sender-selected distribution" in r for r in reasons.values()), reasons)
+    check("their dead letters name their source", {n: h.get("x-pgmq-relay-source") for n, h in dead.items()} ==
+          {2: f"headers_q:{cc_id}", 3: f"headers_q:{bcc_id}"}, dead)
 
 
 def slow_client(port, stop, result):
@@ -309,7 +392,8 @@ def main():
         broker.ctl("set_permissions", "-p", "/", "relay", ".*", ".*", ".*")
         ctx["db"] = Database(DB)
         for name, case in (("senders", lambda: case_slow_metrics(ctx, case_senders(ctx))),
-                           ("alarm", lambda: case_alarm(ctx)), ("bytes", lambda: case_bytes(ctx)),
+                           ("headers", lambda: case_headers(ctx)), ("alarm", lambda: case_alarm(ctx)),
+                           ("bytes", lambda: case_bytes(ctx)),
                            ("tls", lambda: case_tls(ctx))):
             t0 = time.monotonic()
             try:

@@ -46,16 +46,12 @@ constexpr std::string_view kRoutingKeyHeader = "x-pgmq-routing-key";
 // make (a message confirmed, then not deleted because the relay died).
 std::string MessageId(std::string_view queue, std::int64_t msg_id);
 
-// Header names the broker or its plugins act on: CC and BCC (extra routing
-// keys) and every name starting with "x-" (x-delay, x-death, ...), in any
-// case. A producer's message carrying one is refused, not published.
-bool IsBrokerReservedHeader(std::string_view name);
-
 // The message-id, routing key and headers for one message of queue. The
 // producer's top-level headers are forwarded (objects and arrays as JSON
-// text, nulls dropped); x-pgmq-queue, x-pgmq-msg-id and x-pgmq-read-ct are
-// the relay's own and cannot be forged by a producer. refusal is set (and
-// nothing should be published) for a broker-reserved header, and for an
+// text, nulls dropped), x- names included; x-pgmq-queue, x-pgmq-msg-id and
+// x-pgmq-read-ct are the relay's own: a producer's header of such a name, in
+// any case, is dropped. refusal is set (and nothing should be published) for
+// a header RabbitMQ acts on (broker_headers.hpp), and for an
 // x-pgmq-routing-key the queue does not allow: not enabled, not a string of
 // 1 to 255 bytes, or not among the queue's routing_keys.
 Outgoing PrepareMessage(const QueueConfig &queue, const QueueMessage &message);
