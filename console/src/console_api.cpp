@@ -115,6 +115,9 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 	}
 	if (policies.is_object())
 		figures.dead_lettered = Integer(policies.value("dead_lettered", json()));
+	figures.paused = catalog.value("paused", false);
+	const json dead_letter_for = catalog.value("dead_letter_for", json::array());
+	figures.dead_letter_queue = dead_letter_for.is_array() && !dead_letter_for.empty();
 	if (partitions.is_array())
 		for (const auto &partition : partitions) {
 			// The queue table's row (the archive has one too).
@@ -130,7 +133,8 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 	return json{{"name", name},
 				{"partitioned", catalog.value("partitioned", false)},
 				{"unlogged", catalog.value("unlogged", false)},
-				{"paused", catalog.value("paused", false)},
+				{"paused", figures.paused},
+				{"dead_letter_for", dead_letter_for},
 				{"visible", figures.visible},
 				{"leased", leased},
 				{"delayed", delayed},

@@ -26,7 +26,13 @@ namespace pgmq::console {
 // pulled up into the join (OFFSET 0, or an aggregate, keeps it apart).
 const char kCatalogSql[] = R"SQL(
 WITH queues AS (
-  SELECT l.queue_name, l.is_partitioned, l.is_unlogged, l.paused, c.oid AS relid, c.relname,
+  SELECT l.queue_name, l.is_partitioned, l.is_unlogged, c.oid AS relid, c.relname,
+         -- pgmq.queue_state's paused and dead_letter_for, from the policy
+         -- rows alone (queue_state would count every queue table again).
+         EXISTS (SELECT FROM pgmq.policies AS p WHERE p.queue_name = l.queue_name AND p.queue_relid = c.oid
+                   AND p.paused_at IS NOT NULL) AS paused,
+         ARRAY(SELECT p.queue_name::text FROM pgmq.policies AS p WHERE p.dead_letter_queue = l.queue_name
+                ORDER BY 1) AS dead_letter_for,
          a.relname AS archive_relname,
          c.oid IS NOT NULL AND )SQL" PGMQ_CONSOLE_SAFE_TABLE("c") R"SQL( AND has_table_privilege(c.oid, 'SELECT')
            AND coalesce(has_sequence_privilege(pg_get_serial_sequence(format('pgmq.%I', c.relname), 'msg_id'),
@@ -47,7 +53,7 @@ WITH queues AS (
 )
 SELECT json_build_object(
          'name', q.queue_name, 'partitioned', q.is_partitioned, 'unlogged', q.is_unlogged,
-         'paused', q.paused, 'relid', q.relid, 'relname', q.relname,
+         'paused', q.paused, 'dead_letter_for', q.dead_letter_for, 'relid', q.relid, 'relname', q.relname,
          'archive_relname', CASE WHEN q.archive_readable THEN q.archive_relname END,
          'readable', q.readable, 'metrics', to_json(m), 'policies', to_json(p), 'partitions', s.partitions)::text
   FROM queues AS q

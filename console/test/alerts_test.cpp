@@ -20,6 +20,12 @@ TEST(ConsoleAlerts, EachAlertAsDocsMonitoringDefinesIt)
 	EXPECT_EQ(FiringAlerts(f), std::vector<std::string>{"oldest_visible"});
 	f.visible = 0;  // the oldest is leased or delayed: nothing waits
 	EXPECT_TRUE(FiringAlerts(f).empty());
+	f.visible = 1;
+	f.paused = true;  // held on purpose
+	EXPECT_TRUE(FiringAlerts(f).empty());
+	f.paused = false;
+	f.dead_letter_queue = true;  // waits for an operator: the dead-letter alert's
+	EXPECT_TRUE(FiringAlerts(f).empty());
 
 	AlertFigures d;
 	d.dead_lettered = 1;

@@ -15,6 +15,10 @@ struct AlertFigures {
 	// The oldest message, visible or not (metrics' oldest_msg_age_sec), as
 	// the alert query has it.
 	std::optional<double> oldest_msg_age_sec;
+	// A paused queue holds its messages on purpose, and a dead-letter queue's
+	// wait for an operator: both are left out of "messages wait too long".
+	bool paused = false;
+	bool dead_letter_queue = false;
 	std::optional<long long> dead_lettered;
 	std::optional<long long> default_partition_rows;
 	// Partitioned queues (pgmq.partition_status of the queue table).
