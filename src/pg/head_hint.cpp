@@ -21,9 +21,10 @@
 // - Lowering the head is always safe (any value below a lower bound is one):
 //   a refresh that finds a lower live id lowers it at once.
 // - A head is raised only from the commit of the transaction whose refresh
-//   computed the new value c from the old value s, and only if the head
-//   still is s (compare and swap): nothing live lies below s, and the
-//   refresh proved nothing live in [s, c).
+//   computed the new value c from the old value s, only if the head still is
+//   s (compare and swap) and only if the entry's generation still is the one
+//   the refresh read before (1) (no insert of an old id came since): nothing
+//   live lies below s, and the refresh proved nothing live in [s, c).
 // - The proof of [s, c). A refresh (one at a time per queue) (1) clears the
 //   queue's late_low, (2) finds m, the lowest msg_id >= s that a new
 //   snapshot S sees, (3) reads the senders' slots, (4) reads late_low:
@@ -39,13 +40,20 @@
 //   prepared, or any of its subtransactions aborts (a ROLLBACK TO SAVEPOINT,
 //   an exception block), so x is gone for good when the head passes it.
 //   Deletes of other transactions that S shows as done are committed. Sends
-//   after (3) take ids above m, as long as the identity only grows; an
-//   insert that keeps old ids (unarchive, NoteInsertBelowHead) lowers its
-//   slot's bound and then the head before it commits, so a refresh that
-//   starts after that reads the lowered bound, and one that started before
-//   raises from the old head, which its compare and swap no longer finds.
-//   A prepared transaction stays invisible after its backend moved on:
-//   while one exists, a refresh raises nothing.
+//   after (3) take ids above m, as long as the identity only grows (a move
+//   takes new ids in its target: a send). A prepared transaction stays
+//   invisible after its backend moved on: while one exists, a refresh
+//   raises nothing.
+// - Old ids. An insert that keeps them (unarchive, NoteInsertBelowHead) may
+//   put x anywhere, also in [s, c) of a raise already computed and waiting
+//   for its commit, another transaction's or its own (a read earlier in it),
+//   with the head still s <= x. Before it commits, it lowers its slot's
+//   bound to x, then, under the entry's raise lock, bumps the generation and
+//   lowers the head to x; a raise checks the generation and swaps under the
+//   same lock. A refresh that read the generation after the bump reads the
+//   lowered slot at (3), so c <= x. Any other raise is void: it is checked
+//   after the bump (no raise) or swapped before it (the lowering takes the
+//   head back to x before x can commit).
 // - A raise finds its entry again by key and incarnation: an entry evicted
 //   (more queues than entries) and reused is never written by an old refresh.
 // - Rescans: once per rescan interval a refresh starts from the lowest id
@@ -84,6 +92,7 @@ struct PendingRaise {
 	uint64 incarnation;
 	int64 from;
 	int64 to;
+	uint64 generation;  // the entry's, when the refresh began
 };
 
 // GUCs pgmq.queue_head, pgmq.queue_head_refresh_interval and
@@ -128,9 +137,8 @@ void ApplyRaises()
 	LWLockAcquire(entries_lock, LW_SHARED);
 	for (int i = 0; i < pending_count; i++) {
 		QueueHeadEntry *entry = FindEntry(pending[i].key);
-		uint64 expected = AsBits(pending[i].from);
 		if (entry && entry->incarnation == pending[i].incarnation)
-			pg_atomic_compare_exchange_u64(&entry->head, &expected, AsBits(pending[i].to));
+			RaiseHead(entry, pending[i].from, pending[i].to, pending[i].generation);
 	}
 	LWLockRelease(entries_lock);
 	pending_count = 0;
@@ -205,6 +213,9 @@ bool MayKeepHead(const QueueRef &queue)
 int64 Refresh(const QueueRef &queue, QueueHeadEntry *entry, bool rescan)
 {
 	const int64 from = AsInt64(pg_atomic_read_u64(&entry->head));
+	// Before the slots are read (the barrier below): an insert below the
+	// head bumps it after lowering its slot, so this refresh sees one of them.
+	const uint64 generation = pg_atomic_read_u64(&entry->generation);
 	pg_atomic_write_u64(&entry->late_low, AsBits(kNone));
 	const uint64 overflows = pg_atomic_read_u64(&shared->overflow_commits);
 	pg_memory_barrier();
@@ -239,7 +250,7 @@ int64 Refresh(const QueueRef &queue, QueueHeadEntry *entry, bool rescan)
 	if (head < from)
 		LowerTo(&entry->head, head);
 	else if (head > from)
-		KeepRaise({entry->key, entry->incarnation, from, head});
+		KeepRaise({entry->key, entry->incarnation, from, head, generation});
 	return head;
 }
 

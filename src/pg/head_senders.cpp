@@ -91,17 +91,17 @@ void NoteInsertBelowHead(Oid queue_relid, int64 msg_id)
 	if (!slot)
 		return;
 	const uint64 key = KeyOf(queue_relid);
-	// The slot first: a refresh that starts from the lowered head reads the
-	// slot after it, so its bound is at most msg_id; one that started before
-	// raises from the old head, which the lowering below makes fail. "Not
-	// known" stays: it already forbids every raise.
+	// The slot first: a refresh that reads the generation after the bump
+	// below reads the slot after it too, so its bound is at most msg_id; one
+	// that read it before keeps a raise the bump voids. "Not known" stays: it
+	// already forbids every raise.
 	for (int k = 0; k < my_sends; k++)
 		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) != kUnknown)
 			LowerTo(&slot->low[k], msg_id);
 	pg_memory_barrier();
 	LWLockAcquire(entries_lock, LW_SHARED);
 	if (QueueHeadEntry *entry = FindEntry(key))
-		LowerTo(&entry->head, msg_id);
+		VoidRaisesBelow(entry, msg_id);
 	LWLockRelease(entries_lock);
 }
 

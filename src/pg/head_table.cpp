@@ -109,6 +109,8 @@ void AddEntry(uint64 key, TimestampTz now)
 	if (entry && !found) {
 		entry->incarnation = ++shared->incarnations;
 		pg_atomic_init_u64(&entry->head, AsBits(kUnknown));
+		pg_atomic_init_u64(&entry->generation, 0);
+		SpinLockInit(&entry->raise_lock);
 		pg_atomic_init_u64(&entry->late_low, AsBits(kNone));
 		pg_atomic_init_u32(&entry->refreshing, 0);
 		pg_atomic_init_u64(&entry->last_refresh, 0);
@@ -117,6 +119,25 @@ void AddEntry(uint64 key, TimestampTz now)
 		pg_atomic_init_u64(&entry->last_used, static_cast<uint64>(now));
 	}
 	LWLockRelease(entries_lock);
+}
+
+void RaiseHead(QueueHeadEntry *entry, int64 from, int64 to, uint64 generation)
+{
+	// Under the lock: a bump lands before the check (no raise) or after the
+	// compare and swap (its lowering undoes the raise down to its id).
+	SpinLockAcquire(&entry->raise_lock);
+	uint64 expected = AsBits(from);
+	if (pg_atomic_read_u64(&entry->generation) == generation)
+		pg_atomic_compare_exchange_u64(&entry->head, &expected, AsBits(to));
+	SpinLockRelease(&entry->raise_lock);
+}
+
+void VoidRaisesBelow(QueueHeadEntry *entry, int64 id)
+{
+	SpinLockAcquire(&entry->raise_lock);
+	pg_atomic_fetch_add_u64(&entry->generation, 1);
+	LowerTo(&entry->head, id);
+	SpinLockRelease(&entry->raise_lock);
 }
 
 SendingSlot *MySlot()

@@ -5,20 +5,24 @@ message, whatever sessions, roles, rollbacks and plain SQL do around them.
 
 Several sessions, as three roles owning or sharing four queues (one with a
 dead-letter policy), run random transactions of send, send_batch, read, pop,
-delete, archive, set_vt, unarchive (old ids, below the head), move,
-dead-letter moves, plain-SQL inserts into queue
-tables (new ids, and archived messages put back with their old ids), with
-savepoints rolled back to, whole-transaction rollbacks and prepared
-transactions, with the head's refresh and rescan intervals at 0 and then at
-their defaults. At each quiet point (every session idle, nothing prepared)
-read, pop and read_with_poll, each in a transaction rolled back afterwards,
-must return exactly the messages that plain SQL says are visible; a message
+delete, archive, set_vt, unarchive (old ids: the oldest archived, below the
+head, or the newest, often between the head and a raise a read computed),
+move, a read followed in its transaction by an unarchive or a move into the
+queue it read (its refresh keeps a raise of the head for the commit),
+dead-letter moves, plain-SQL inserts into queue tables (new ids, and
+archived messages put back with their old ids), with savepoints rolled back
+to, whole-transaction rollbacks and prepared transactions. The head's
+refresh and rescan intervals are at 0 first, then refreshes at 0 with no
+rescan (no plain SQL then: nothing may repair a wrong head), then at their
+defaults. At each quiet point (every session idle, nothing prepared) read,
+pop and read_with_poll, each in a transaction rolled back afterwards, must
+return exactly the messages that plain SQL says are visible; a message
 written with plain SQL may be missing only until one rescan interval after
 its commit (the documented bound), and is checked again once that passed.
 
   queue_head_model.py [--seconds N] [--seed S] [--sessions N]
 
-Defaults: 60 s in all (PGMQ_HEAD_MODEL_SECONDS; half per interval setting),
+Defaults: 60 s in all (PGMQ_HEAD_MODEL_SECONDS; a third per interval setting),
 a random seed, printed
 so that a failure can be replayed (the interleaving still varies: it is a
 property test, not a recording). bench/queue_head_model.sh runs it longer.
@@ -100,6 +104,7 @@ class Session:
         # Plain-SQL writes need the owner's rights: done by the admin session.
         self.admin = admin_connect()
         self.prepared = 0
+        self.plain_sql = True  # off while no rescan would find plain-SQL rows
 
     def set_intervals(self, refresh, rescan):
         for c in (self.conn, self.admin):
@@ -113,7 +118,7 @@ class Session:
     def run(self, until):
         try:
             while time.monotonic() < until:
-                if self.rnd.random() < 0.15:
+                if self.plain_sql and self.rnd.random() < 0.15:
                     self.plain_write()
                 else:
                     self.transaction()
@@ -126,8 +131,8 @@ class Session:
         rnd, c = self.rnd, self.conn
         q = rnd.choice(self.queues)
         kind = rnd.choices(["send", "batch", "read", "read+delete", "pop", "delete", "archive", "set_vt",
-                            "unarchive", "move"],
-                           [3, 1, 2, 4, 3, 1, 1, 1, 1, 1])[0]
+                            "unarchive", "move", "read+unarchive", "read+move in"],
+                           [3, 1, 2, 4, 3, 1, 2, 1, 1, 1, 2, 1])[0]
         # Short delays and leases: they end within the run, never hold a head.
         delay = 0 if rnd.random() < 0.9 else 1
         if kind == "send":
@@ -145,13 +150,25 @@ class Session:
                 read_ids.extend((q, i) for i in ids)
         elif kind == "pop":
             c.execute("SELECT * FROM pgmq.pop(%s, %s)", (q, rnd.randint(1, 3)))
-        elif kind == "unarchive":
-            # Old ids, below the head: visible at once, no rescan needed.
-            # Archives are their owner's.
+        elif kind in ("unarchive", "read+unarchive"):
+            # Old ids: visible at once, no rescan needed. Archives are their
+            # owner's.
             if QUEUES[q][0] != self.role:
                 return
-            c.execute(f"SELECT * FROM pgmq.unarchive(%s, ARRAY(SELECT msg_id FROM pgmq.a_{q} ORDER BY msg_id "
+            if kind == "read+unarchive":
+                # The read's refresh keeps a raise past the newest archived
+                # ids for the commit; the unarchive must void it.
+                read_ids.extend((q, r[0]) for r in c.execute("SELECT msg_id FROM pgmq.read(%s, 0, 1)", (q,)))
+            order = "" if kind == "unarchive" and rnd.random() < 0.5 else " DESC"
+            c.execute(f"SELECT * FROM pgmq.unarchive(%s, ARRAY(SELECT msg_id FROM pgmq.a_{q} ORDER BY msg_id{order} "
                       f"LIMIT %s))", (q, rnd.randint(1, 2)))
+        elif kind == "read+move in":
+            # New ids in the queue just read: above any raise its read computed.
+            source = rnd.choice([t for t in self.queues if t != q])
+            read_ids.extend((q, r[0]) for r in c.execute("SELECT msg_id FROM pgmq.read(%s, 0, 1)", (q,)))
+            moving = [r[0] for r in c.execute("SELECT msg_id FROM pgmq.read(%s, 0, 1)", (source,))]
+            if moving:
+                c.execute("SELECT * FROM pgmq.move(%s, %s, %s::bigint[])", (source, q, moving))
         elif kind == "move" and read_ids and len(self.queues) > 1:
             rq, rid = rnd.choice(read_ids)
             target = rnd.choice([t for t in self.queues if t != rq])
@@ -278,6 +295,8 @@ def check(checker, admin, model, rescan_s, label):
 def run_phase(label, refresh, rescan, rescan_s, seconds, sessions, model, checker, admin):
     for s in sessions:
         s.set_intervals(refresh, rescan)
+        s.plain_sql = rescan_s is not None
+    rescan_s = rescan_s or 0.0
     checker.execute(f"SET pgmq.queue_head_refresh_interval = '{refresh}'")
     checker.execute(f"SET pgmq.queue_head_rescan_interval = '{rescan}'")
     failures, checks = [], 0
@@ -345,9 +364,11 @@ def run(args, seed):
                 for i in range(args.sessions)]
     failures, checks = [], 0
     with admin_connect() as admin, psycopg.connect(dbname=DB, autocommit=True) as checker:
+        # rescan_s None: no rescan, no plain SQL (a wrong head stays wrong).
         for label, refresh, rescan, rescan_s in (("intervals 0", "0", "0", 0.0),
+                                                  ("no rescans", "0", "1h", None),
                                                   ("default intervals", "20ms", "1s", DEFAULT_RESCAN_S)):
-            found, n = run_phase(label, refresh, rescan, rescan_s, args.seconds / 2, sessions, model, checker, admin)
+            found, n = run_phase(label, refresh, rescan, rescan_s, args.seconds / 3, sessions, model, checker, admin)
             failures += found
             checks += n
             if failures:

@@ -40,8 +40,10 @@ void NoteFirstSentId(Oid queue_relid, int64 msg_id);
 
 // After BeginSend, for an insert that kept old ids (unarchive), before the
 // transaction commits: msg_id, the lowest id inserted, may lie below the
-// head; the head is lowered to it at once, and no refresh raises past it
-// until the transaction ends. Never fails.
+// head, or below a raise a refresh computed and keeps for its commit. Every
+// such raise, this transaction's and others', is voided, the head is lowered
+// to msg_id at once, and no refresh raises past it until the transaction
+// ends. Never fails.
 void NoteInsertBelowHead(Oid queue_relid, int64 msg_id);
 
 }  // namespace pgmq::pg

@@ -12,6 +12,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/lwlock.h"
+#include "storage/spin.h"
 #include "utils/timestamp.h"
 }
 
@@ -26,6 +27,10 @@ struct QueueHeadEntry {
 	uint64 key;          // hash key: database << 32 | queue table OID
 	uint64 incarnation;  // unique per entry ever added
 	pg_atomic_uint64 head;      // int64 bits
+	// Bumped by every insert that may lie below a raise computed before it:
+	// a raise applies only if the generation is the one its refresh read.
+	pg_atomic_uint64 generation;
+	slock_t raise_lock;  // a raise's check and compare and swap against a bump
 	pg_atomic_uint64 late_low;  // int64 bits: lowest id committed during the current refresh
 	pg_atomic_uint32 refreshing;
 	pg_atomic_uint64 last_refresh;  // TimestampTz bits; 0: never
@@ -76,6 +81,17 @@ QueueHeadEntry *FindEntry(uint64 key);
 // Adds key's entry, with its head unknown and its first refresh (a rescan)
 // due at once. Never fails: a full table with every entry busy adds none.
 void AddEntry(uint64 key, TimestampTz now);
+
+// Caller holds entries_lock. Moves entry's head from `from` up to `to` if it
+// still is `from` and no insert has bumped the generation since the refresh
+// that computed the raise read `generation`. Cannot fail.
+void RaiseHead(QueueHeadEntry *entry, int64 from, int64 to, uint64 generation);
+
+// Caller holds entries_lock. For an insert at id that no refresh may have
+// seen (the inserter's slot already bounds it): voids every raise computed
+// so far, by this transaction or others, and lowers the head to id. Cannot
+// fail.
+void VoidRaisesBelow(QueueHeadEntry *entry, int64 id);
 
 // This backend's sender slot, or nullptr (not preloaded).
 SendingSlot *MySlot();
