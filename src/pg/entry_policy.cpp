@@ -334,6 +334,7 @@ PGMQ_FUNCTION(pgmq_redrive)
 	RunCore([&] {
 		ExecuteOnce(core::RedriveSql(from.queue_table, to.queue_table), 2, types, values, nulls);
 	});
+	EndSend();
 	bool isnull = true;
 	moved = DatumGetInt64(ResultValue(0, 1, INT8OID, &isnull));
 	if (moved > 0)

@@ -9,9 +9,12 @@
 //
 // THE INVARIANT. Every row of a queue table that a new snapshot sees (a
 // committed, live message) has msg_id >= the queue's head, except a row
-// written with plain SQL (an INSERT that no pgmq send announced, an UPDATE
-// of msg_id) or with an id taken after the queue's identity was set back
-// (TRUNCATE ... RESTART IDENTITY, setval); such a row stays below the head
+// written with plain SQL that pgmq did not see (an INSERT that no pgmq send
+// announced and pgmq's insert-notification trigger did not note: the queue
+// has no such trigger, or a trigger wrote the row while one of pgmq's own
+// inserts ran; an UPDATE of msg_id) or with an id taken after the queue's
+// identity was set back (TRUNCATE ... RESTART IDENTITY, setval) by a pgmq
+// send; such a row stays below the head
 // at most until the first rescan that starts after its commit, and rescans
 // start at most one pgmq.queue_head_rescan_interval apart while reads come
 // (or 20 times the last rescan's duration, when deleted rows that vacuum
@@ -54,6 +57,13 @@
 //   lowered slot at (3), so c <= x. Any other raise is void: it is checked
 //   after the bump (no raise) or swapped before it (the lowering takes the
 //   head back to x before x can commit).
+// - Plain SQL seen by pgmq's insert-notification trigger (NoteRowInserted).
+//   The trigger runs for each row before its transaction commits, but after
+//   the row took or was given x, so a refresh may have passed x already: it
+//   is an insert of an old id, as above, its queue announced first when it
+//   was not (the slot's bound then is x). The rows of pgmq's own statements
+//   (from BeginSend to EndSend) are skipped: announced before they took
+//   their ids.
 // - A raise finds its entry again by key and incarnation: an entry evicted
 //   (more queues than entries) and reused is never written by an old refresh.
 // - Rescans: once per rescan interval a refresh starts from the lowest id
@@ -169,9 +179,11 @@ void OnTransactionEnd(XactEvent event, void *)
 void OnSubtransactionEnd(SubXactEvent event, SubTransactionId, SubTransactionId, void *)
 {
 	// Rows this transaction deleted before its raises were computed may come
-	// back: keep no raise.
-	if (event == SUBXACT_EVENT_ABORT_SUB)
+	// back: keep no raise. A statement BeginSend announced may have failed.
+	if (event == SUBXACT_EVENT_ABORT_SUB) {
 		pending_count = 0;
+		EndSend();
+	}
 }
 
 // Whether interval_ms has passed since last (a TimestampTz, 0 for never).

@@ -13,15 +13,40 @@ namespace head {
 
 namespace {
 
-// This backend's transaction: how many keys its slot holds, and whether it
-// overflowed.
+// This backend's transaction: how many keys its slot holds, whether it
+// overflowed, and whether a statement BeginSend announced is running.
 int my_sends = 0;
 bool my_overflow = false;
+bool announced_statement = false;
+
+// Puts key in this transaction's slot with the bound low (kUnknown: not
+// known yet), before any id it bounds is taken or written; or, beyond
+// kSendsPerSlot queues, marks the transaction as sending to all of them.
+void Announce(SendingSlot *slot, uint64 key, int64 low)
+{
+	if (my_overflow)
+		return;
+	for (int k = 0; k < my_sends; k++)
+		if (pg_atomic_read_u64(&slot->key[k]) == key)
+			return;
+	if (my_sends == kSendsPerSlot) {
+		pg_atomic_write_u32(&slot->all_queues_of, MyDatabaseId);
+		my_overflow = true;
+		pg_memory_barrier();
+		return;
+	}
+	pg_atomic_write_u64(&slot->low[my_sends], AsBits(low));
+	pg_write_barrier();
+	pg_atomic_write_u64(&slot->key[my_sends], key);
+	my_sends++;
+	pg_memory_barrier();
+}
 
 }  // namespace
 
 void EndSends(bool committed)
 {
+	announced_statement = false;
 	SendingSlot *slot = MySlot();
 	if (!slot || (my_sends == 0 && !my_overflow))
 		return;
@@ -64,26 +89,14 @@ using namespace head;
 
 void BeginSend(Oid queue_relid)
 {
+	announced_statement = true;
 	SendingSlot *slot = MySlot();
-	if (!slot || my_overflow || !OidIsValid(queue_relid))
-		return;
-	const uint64 key = KeyOf(queue_relid);
-	for (int k = 0; k < my_sends; k++)
-		if (pg_atomic_read_u64(&slot->key[k]) == key)
-			return;
-	if (my_sends == kSendsPerSlot) {
-		pg_atomic_write_u32(&slot->all_queues_of, MyDatabaseId);
-		my_overflow = true;
-		pg_memory_barrier();
-		return;
-	}
-	pg_atomic_write_u64(&slot->low[my_sends], AsBits(kUnknown));
-	pg_write_barrier();
-	pg_atomic_write_u64(&slot->key[my_sends], key);
-	my_sends++;
 	// Announced before the insert takes its first id.
-	pg_memory_barrier();
+	if (slot && OidIsValid(queue_relid))
+		Announce(slot, KeyOf(queue_relid), kUnknown);
 }
+
+void EndSend() { announced_statement = false; }
 
 void NoteInsertBelowHead(Oid queue_relid, int64 msg_id)
 {
@@ -103,6 +116,20 @@ void NoteInsertBelowHead(Oid queue_relid, int64 msg_id)
 	if (QueueHeadEntry *entry = FindEntry(key))
 		VoidRaisesBelow(entry, msg_id);
 	LWLockRelease(entries_lock);
+}
+
+bool InsertNeedsHeadNote() { return !announced_statement && MySlot() != nullptr; }
+
+void NoteRowInserted(Oid queue_relid, int64 msg_id)
+{
+	SendingSlot *slot = MySlot();
+	if (!slot || announced_statement)
+		return;
+	// The id was taken or written before this note, so a refresh may have
+	// passed it already: an old id. The queue is announced with it as bound
+	// when it was not yet (a bound already there is lowered to it).
+	Announce(slot, KeyOf(queue_relid), msg_id);
+	NoteInsertBelowHead(queue_relid, msg_id);
 }
 
 void NoteFirstSentId(Oid queue_relid, int64 msg_id)

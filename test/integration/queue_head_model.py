@@ -7,18 +7,21 @@ Several sessions, as three roles owning or sharing four queues (one with a
 dead-letter policy), run random transactions of send, send_batch, read, pop,
 delete, archive, set_vt, unarchive (old ids: the oldest archived, below the
 head, or the newest, often between the head and a raise a read computed),
-move, a read followed in its transaction by an unarchive or a move into the
-queue it read (its refresh keeps a raise of the head for the commit),
+move, a read followed in its transaction by an unarchive, a move or a
+plain-SQL insert into the queue it read (its refresh keeps a raise of the
+head for the commit),
 dead-letter moves, plain-SQL inserts into queue tables (new ids, and
 archived messages put back with their old ids), with savepoints rolled back
 to, whole-transaction rollbacks and prepared transactions. The head's
 refresh and rescan intervals are at 0 first, then refreshes at 0 with no
-rescan (no plain SQL then: nothing may repair a wrong head), then at their
+rescan (plain SQL then only into the queue with insert notifications, whose
+trigger tells the head: nothing may repair a wrong head), then at their
 defaults. At each quiet point (every session idle, nothing prepared) read,
 pop and read_with_poll, each in a transaction rolled back afterwards, must
 return exactly the messages that plain SQL says are visible; a message
-written with plain SQL may be missing only until one rescan interval after
-its commit (the documented bound), and is checked again once that passed.
+written with plain SQL into a queue without insert notifications may be
+missing only until one rescan interval after its commit (the documented
+bound), and is checked again once that passed.
 
   queue_head_model.py [--seconds N] [--seed S] [--sessions N]
 
@@ -49,6 +52,9 @@ QUEUES = {
     "mb_dlq": ["model_b", "model_c"],
 }
 ROLES = ["model_a", "model_b", "model_c"]
+# Queues with insert notifications: pgmq's trigger sees plain-SQL rows, which
+# reads must then find at once.
+NOTIFIED = {"ma2"}
 DEFAULT_RESCAN_S = 1.0
 VERBOSE = False
 
@@ -70,6 +76,10 @@ def setup(conn):
         conn.execute("RESET ROLE")
         for user in users:
             conn.execute("SELECT pgmq.grant_queue_access(%s, %s)", (queue, user))
+    for queue in NOTIFIED:
+        conn.execute("SELECT pgmq.enable_notify_insert(%s)", (queue,))
+    # The trigger reads and stamps the queue's throttle row as the sender.
+    conn.execute(f"GRANT SELECT, UPDATE ON pgmq.notify_insert_throttle TO {', '.join(ROLES)}")
     conn.execute("SET ROLE model_b")
     conn.execute("SELECT pgmq.set_dead_letter_queue('mb1', 'mb_dlq', %s)", (MAX_DELIVERIES,))
     conn.execute("RESET ROLE")
@@ -104,7 +114,8 @@ class Session:
         # Plain-SQL writes need the owner's rights: done by the admin session.
         self.admin = admin_connect()
         self.prepared = 0
-        self.plain_sql = True  # off while no rescan would find plain-SQL rows
+        self.notifies = False  # the transaction inserted into a NOTIFIED queue: cannot be prepared
+        self.plain_sql = True  # only into NOTIFIED while no rescan would find plain-SQL rows
 
     def set_intervals(self, refresh, rescan):
         for c in (self.conn, self.admin):
@@ -118,7 +129,7 @@ class Session:
     def run(self, until):
         try:
             while time.monotonic() < until:
-                if self.plain_sql and self.rnd.random() < 0.15:
+                if self.rnd.random() < 0.15:
                     self.plain_write()
                 else:
                     self.transaction()
@@ -130,9 +141,10 @@ class Session:
         outpace producers, so queues stay short and heads keep moving."""
         rnd, c = self.rnd, self.conn
         q = rnd.choice(self.queues)
+        self.notifies = self.notifies or q in NOTIFIED
         kind = rnd.choices(["send", "batch", "read", "read+delete", "pop", "delete", "archive", "set_vt",
-                            "unarchive", "move", "read+unarchive", "read+move in"],
-                           [3, 1, 2, 4, 3, 1, 2, 1, 1, 1, 2, 1])[0]
+                            "unarchive", "move", "read+unarchive", "read+move in", "read+plain insert"],
+                           [3, 1, 2, 4, 3, 1, 2, 1, 1, 1, 2, 1, 1])[0]
         # Short delays and leases: they end within the run, never hold a head.
         delay = 0 if rnd.random() < 0.9 else 1
         if kind == "send":
@@ -162,6 +174,13 @@ class Session:
             order = "" if kind == "unarchive" and rnd.random() < 0.5 else " DESC"
             c.execute(f"SELECT * FROM pgmq.unarchive(%s, ARRAY(SELECT msg_id FROM pgmq.a_{q} ORDER BY msg_id{order} "
                       f"LIMIT %s))", (q, rnd.randint(1, 2)))
+        elif kind == "read+plain insert":
+            # An archived message put back by hand, in the reading transaction,
+            # into a queue whose insert-notification trigger tells the head.
+            if q not in NOTIFIED or QUEUES[q][0] != self.role:
+                return
+            read_ids.extend((q, r[0]) for r in c.execute("SELECT msg_id FROM pgmq.read(%s, 0, 1)", (q,)))
+            c.execute(plain_put_back_sql(q, "max"))
         elif kind == "read+move in":
             # New ids in the queue just read: above any raise its read computed.
             source = rnd.choice([t for t in self.queues if t != q])
@@ -172,6 +191,7 @@ class Session:
         elif kind == "move" and read_ids and len(self.queues) > 1:
             rq, rid = rnd.choice(read_ids)
             target = rnd.choice([t for t in self.queues if t != rq])
+            self.notifies = self.notifies or target in NOTIFIED
             c.execute("SELECT * FROM pgmq.move(%s, %s, %s::bigint[])", (rq, target, [rid]))
         elif read_ids:
             rq, rid = rnd.choice(read_ids)
@@ -190,6 +210,7 @@ class Session:
             self.op(read_ids)
             return
         c.execute("BEGIN")
+        self.notifies = False
         for _ in range(rnd.randint(1, 4)):
             if rnd.random() < 0.2:
                 c.execute("SAVEPOINT s")
@@ -203,7 +224,7 @@ class Session:
                 self.op(read_ids)
             time.sleep(rnd.random() * 0.02)  # others commit and read meanwhile
         end = rnd.random()
-        if self.prepared_ok and end < 0.08:
+        if self.prepared_ok and not self.notifies and end < 0.08:
             gid = f"model_{self.number}_{self.prepared}"
             self.prepared += 1
             c.execute(f"PREPARE TRANSACTION '{gid}'")
@@ -222,25 +243,32 @@ class Session:
         """Plain SQL into a queue table, not through pgmq: a new row, or an
         archived message put back with its old id (below the head)."""
         rnd, a = self.rnd, self.admin
-        q = rnd.choice(self.queues)
+        q = rnd.choice(self.queues if self.plain_sql else [q for q in self.queues if q in NOTIFIED] or [None])
+        if q is None:
+            return
         a.execute("BEGIN")
         if rnd.random() < 0.5:
             row = a.execute(f"INSERT INTO pgmq.q_{q} (vt, message) VALUES (now(), '{{}}') RETURNING msg_id").fetchone()
         else:
-            row = a.execute(
-                f"WITH back AS (DELETE FROM pgmq.a_{q} WHERE msg_id = (SELECT min(msg_id) FROM pgmq.a_{q}) "
-                f"RETURNING msg_id, message, headers) INSERT INTO pgmq.q_{q} (msg_id, vt, message, headers) "
-                f"OVERRIDING SYSTEM VALUE SELECT msg_id, now(), message, headers FROM back RETURNING msg_id").fetchone()
+            row = a.execute(plain_put_back_sql(q, rnd.choice(["min", "max"]))).fetchone()
         time.sleep(rnd.random() * 0.02)
         if rnd.random() < 0.3:
             a.execute("ROLLBACK")
             self.model.count("plain sql, rolled back")
             return
         a.execute("COMMIT")
-        if row:
+        if row and q not in NOTIFIED:
             with self.model.lock:
                 self.model.plain_commits.append((q, row[0], time.monotonic()))
-            self.model.count("plain sql")
+        self.model.count("plain sql, notified queue" if q in NOTIFIED else "plain sql")
+
+
+def plain_put_back_sql(queue, which):
+    """The oldest (min) or newest (max) archived message of queue back in it
+    with its old id, by plain SQL."""
+    return (f"WITH back AS (DELETE FROM pgmq.a_{queue} WHERE msg_id = (SELECT {which}(msg_id) FROM pgmq.a_{queue}) "
+            f"RETURNING msg_id, message, headers) INSERT INTO pgmq.q_{queue} (msg_id, vt, message, headers) "
+            f"OVERRIDING SYSTEM VALUE SELECT msg_id, now(), message, headers FROM back RETURNING msg_id")
 
 
 def visible(admin, queue, dead_letters):

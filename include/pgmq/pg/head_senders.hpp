@@ -10,7 +10,8 @@ namespace pgmq::pg::head {
 
 // At commit or prepare (committed: after the transaction's rows became
 // visible, or were made durable) or abort: what this transaction sent
-// reaches the refreshes under way, then its slot is freed. Cannot fail.
+// reaches the refreshes under way, then its slot is freed, and no statement
+// of its is running any more. Cannot fail.
 void EndSends(bool committed);
 
 // The bound the running senders put on key's head, or kUnknown when one of
