@@ -12,13 +12,13 @@
 // written with plain SQL that pgmq did not see (an INSERT that no pgmq send
 // announced and pgmq's insert-notification trigger did not note: the queue
 // has no such trigger, or a trigger wrote the row while one of pgmq's own
-// inserts ran; an UPDATE of msg_id) or with an id taken after the queue's
-// identity was set back (TRUNCATE ... RESTART IDENTITY, setval) by a pgmq
-// send; such a row stays below the head
-// at most until the first rescan that starts after its commit, and rescans
-// start at most one pgmq.queue_head_rescan_interval apart while reads come
-// (or 20 times the last rescan's duration, when deleted rows that vacuum
-// has not removed make a rescan take longer than a twentieth of that).
+// inserts ran; an UPDATE of msg_id) or sent with an id taken after the
+// queue's identity was set back (TRUNCATE ... RESTART IDENTITY, setval);
+// such a row stays below the head at most until the first rescan that
+// starts after its commit, and rescans start at most one
+// pgmq.queue_head_rescan_interval apart while reads come (or 20 times the
+// last rescan's duration, when deleted rows that vacuum has not removed
+// make a rescan take longer than a twentieth of that).
 //
 // Why it holds:
 // - Lowering the head is always safe (any value below a lower bound is one):
@@ -53,10 +53,11 @@
 //   with the head still s <= x. Before it commits, it lowers its slot's
 //   bound to x, then, under the entry's raise lock, bumps the generation and
 //   lowers the head to x; a raise checks the generation and swaps under the
-//   same lock. A refresh that read the generation after the bump reads the
-//   lowered slot at (3), so c <= x. Any other raise is void: it is checked
-//   after the bump (no raise) or swapped before it (the lowering takes the
-//   head back to x before x can commit).
+//   same lock. A refresh that read the generation after the bump (before
+//   its (1)) finds x as the proof above finds a sender's id: in the lowered
+//   slot at (3), in late_low, or in S; so c <= x. Any other raise is void:
+//   it is checked after the bump (no raise) or swapped before it (the
+//   lowering takes the head back to x before x can commit).
 // - Plain SQL seen by pgmq's insert-notification trigger (NoteRowInserted).
 //   The trigger runs for each row before its transaction commits, but after
 //   the row took or was given x, so a refresh may have passed x already: it
