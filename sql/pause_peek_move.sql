@@ -117,6 +117,20 @@ INSERT INTO pgmq.q_ppm_q (msg_id, vt, message) OVERRIDING SYSTEM VALUE VALUES (5
 SELECT * FROM pgmq.unarchive('ppm_q', ARRAY[5]);
 SELECT count(*) AS archived FROM pgmq.a_ppm_q;
 SELECT * FROM pgmq.unarchive('ppm_missing', ARRAY[1]);
+-- In one transaction: a read whose refresh keeps a raise of the queue's head
+-- (1 -> 8) for its commit, then an unarchive of 3, between the two. The raise
+-- is dropped at the commit, and the next read returns 3.
+SELECT pgmq.create('ppm_head');
+SELECT count(*) FROM pgmq.send_batch('ppm_head', ARRAY(SELECT jsonb_build_object('n', i) FROM generate_series(1, 10) i));
+SELECT count(*) AS head_added FROM pgmq.read('ppm_head', 0, 1);
+SELECT count(*) AS head_at_one FROM pgmq.read('ppm_head', 0, 1);
+SELECT count(*) FROM pgmq.archive('ppm_head', ARRAY[1, 2, 3, 4, 5, 6, 7]::bigint[]);
+BEGIN;
+SELECT msg_id FROM pgmq.read('ppm_head', 30, 1);
+SELECT * FROM pgmq.unarchive('ppm_head', ARRAY[3]);
+COMMIT;
+SELECT msg_id FROM pgmq.read('ppm_head', 30, 10) ORDER BY msg_id;
+SELECT pgmq.drop_queue('ppm_head');
 
 SELECT pgmq.drop_queue('ppm_q');
 SELECT pgmq.drop_queue('ppm_target');

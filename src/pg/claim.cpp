@@ -54,7 +54,9 @@ uint64 ClaimOnce(const ClaimRequest &request, TimestampTz now)
 	SPIPlanPtr plan = DeadLetterPlan(request.queue, core::DeadLetterClaimOf(statement), &dead_letter_relid);
 	// The move inserts into the dead-letter queue: announced as a send there.
 	BeginSend(dead_letter_relid);
-	return ExecutePlan(plan, values, nulls);
+	const uint64 claimed = ExecutePlan(plan, values, nulls);
+	EndSend();
+	return claimed;
 }
 
 // Fills the request's pause, priority and dead-letter fields from the

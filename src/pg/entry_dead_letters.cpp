@@ -80,6 +80,7 @@ uint64 DeadLetterNow(FunctionCallInfo fcinfo, const QueueRef &queue, Datum ids)
 	RunCore([&] {
 		moved = ExecuteOnce(core::DeadLetterNowSql(queue.queue_table, dead_letter_table), 4, types, values, nulls);
 	});
+	EndSend();
 	if (moved > 0)
 		NoteMessagesSent(dead_letter_relid);
 	return moved;
@@ -95,6 +96,7 @@ int64 Redrive(const QueueRef &dead_letter, const QueueRef &to, bool all, int64 q
 	const char nulls[3] = {NullFlag(all), ' ', ' '};
 	BeginSend(to.queue_relid);  // inserts into `to`, as a send (head_hint.hpp)
 	RunCore([&] { ExecuteOnce(core::RedriveSql(dead_letter.queue_table, to.queue_table), 3, types, values, nulls); });
+	EndSend();
 	bool isnull = true;
 	const int64 moved = DatumGetInt64(ResultValue(0, 1, INT8OID, &isnull));
 	if (moved > 0)

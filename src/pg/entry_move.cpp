@@ -44,6 +44,7 @@ uint64 RunMove(FunctionCallInfo fcinfo, std::string (*build)(std::string_view, s
 	RunCore([&] {
 		inserted = ExecuteOnce(build(from_table, target.queue_table), source_name ? 3 : 2, types, values, nulls);
 	});
+	EndSend();
 	return inserted;
 }
 

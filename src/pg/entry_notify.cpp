@@ -6,17 +6,21 @@
 // throttle interval (its row in pgmq.notify_insert_throttle), or at its
 // commit when a concurrent sender holds the row (notify_throttle.hpp). NOTIFY
 // is delivered at commit and collapses within a transaction, so a committed
-// batch gives one notification and a rolled-back one none.
+// batch gives one notification and a rolled-back one none. The trigger also
+// tells the queue's head (head_hint.hpp) of each row that plain SQL inserts,
+// so that reads find it at once.
 #include "pgmq/core/ddl.hpp"
 #include "pgmq/core/notify.hpp"
 #include "pgmq/core/statements.hpp"
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/notify_throttle.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/partition.h"
 #include "catalog/pg_type_d.h"
@@ -137,6 +141,23 @@ NotifyDecision DecideNotify(const char *queue_name, const char *channel)
 	return decision;
 }
 
+// The msg_id of the row the trigger fired for, when its table has that
+// bigint column and the row a value there.
+bool RowMsgId(const TriggerData *trigger, int64 *msg_id)
+{
+	const TupleDesc desc = RelationGetDescr(trigger->tg_relation);
+	for (int i = 0; i < desc->natts; i++) {
+		const Form_pg_attribute column = TupleDescAttr(desc, i);
+		if (!column->attisdropped && column->atttypid == INT8OID && strcmp(NameStr(column->attname), "msg_id") == 0) {
+			bool isnull = true;
+			const Datum value = heap_getattr(trigger->tg_trigtuple, i + 1, desc, &isnull);
+			*msg_id = isnull ? 0 : DatumGetInt64(value);
+			return !isnull;
+		}
+	}
+	return false;
+}
+
 // The operation a trigger fired for, as TG_OP spells it.
 const char *TriggerOperation(TriggerEvent event)
 {
@@ -248,7 +269,12 @@ PGMQ_FUNCTION(pgmq_notify_queue_listeners)
 	                                                    sizeof channel);
 	if (channel_len >= sizeof channel)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("channel name too long")));
-	if (!AlreadyNotified(channel)) {
+	// pgmq's own sends announced their rows already; other rows (plain SQL)
+	// are told to the queue's head one by one.
+	const bool note_row = TRIGGER_FIRED_BY_INSERT(trigger->tg_event) && TRIGGER_FIRED_FOR_ROW(trigger->tg_event) &&
+	                      InsertNeedsHeadNote();
+	const bool notified = AlreadyNotified(channel);
+	if (note_row || !notified) {
 		// Only on the named queue's own table (or one of its partitions):
 		// attached elsewhere it would notify, and move the throttle of, a
 		// queue it does not belong to.
@@ -260,12 +286,17 @@ PGMQ_FUNCTION(pgmq_notify_queue_listeners)
 			ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 			                errmsg("notify_queue_listeners() must be a trigger on the table of queue \"%s\"", queue_name),
 			                errhint("Use pgmq.enable_notify_insert('%s').", queue_name)));
-		const NotifyDecision decision = DecideNotify(queue_name, channel);
-		// pg_notify(channel, NULL) without the function call: same checks.
-		if (decision == NotifyDecision::NotifyNow)
-			Async_Notify(channel, "");
-		if (decision != NotifyDecision::Silent)
-			RememberNotified(channel);
+		int64 msg_id;
+		if (note_row && RowMsgId(trigger, &msg_id))
+			NoteRowInserted(queue.queue_relid, msg_id);
+		if (!notified) {
+			const NotifyDecision decision = DecideNotify(queue_name, channel);
+			// pg_notify(channel, NULL) without the function call: same checks.
+			if (decision == NotifyDecision::NotifyNow)
+				Async_Notify(channel, "");
+			if (decision != NotifyDecision::Silent)
+				RememberNotified(channel);
+		}
 	}
 	return PointerGetDatum(trigger->tg_trigtuple);
 }

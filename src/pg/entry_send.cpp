@@ -50,6 +50,7 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 				NoteFirstSentId(queue.queue_relid, DatumGetInt64(msg_id));
 		}
 	}
+	EndSend();
 	NoteMessagesSent(queue);
 	SpiFinish();
 	return Datum(0);
@@ -82,6 +83,7 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 		if (ExecutePlanIntoResult(fcinfo, PlanFor(queue, core::Statement::SendBatch), values, nulls, &first_id) > 0)
 			NoteFirstSentId(queue.queue_relid, first_id);
 	}
+	EndSend();
 	NoteMessagesSent(queue);
 	SpiFinish();
 	return Datum(0);

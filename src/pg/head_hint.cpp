@@ -1,27 +1,33 @@
 // src/pg/head_hint.cpp
-// Queue heads in shared memory (see head_hint.hpp).
+// Queue heads in shared memory (see head_hint.hpp): where a read starts, and
+// the refresh that moves a head, with the raise it keeps for its commit.
 //
-// Shared state: a hash table of queues (database and table OID) with their
-// head, and one slot per backend listing the queues its transaction is
-// sending to, each with the lowest msg_id it inserted (or "not known yet").
+// Shared state (head_table.hpp): a hash table of queues (database and table
+// OID) with their head, and one slot per backend listing the queues its
+// transaction is sending to, each with the lowest msg_id it inserted (or
+// "not known yet"; head_senders.cpp fills them).
 //
 // THE INVARIANT. Every row of a queue table that a new snapshot sees (a
 // committed, live message) has msg_id >= the queue's head, except a row
-// written with plain SQL (an INSERT that no pgmq send announced, an UPDATE
-// of msg_id) or with an id taken after the queue's identity was set back
-// (TRUNCATE ... RESTART IDENTITY, setval); such a row stays below the head
-// at most until the first rescan that starts after its commit, and rescans
-// start at most one pgmq.queue_head_rescan_interval apart while reads come
-// (or 20 times the last rescan's duration, when deleted rows that vacuum
-// has not removed make a rescan take longer than a twentieth of that).
+// written with plain SQL that pgmq did not see (an INSERT that no pgmq send
+// announced and pgmq's insert-notification trigger did not note: the queue
+// has no such trigger, or a trigger wrote the row while one of pgmq's own
+// inserts ran; an UPDATE of msg_id) or sent with an id taken after the
+// queue's identity was set back (TRUNCATE ... RESTART IDENTITY, setval);
+// such a row stays below the head at most until the first rescan that
+// starts after its commit, and rescans start at most one
+// pgmq.queue_head_rescan_interval apart while reads come (or 20 times the
+// last rescan's duration, when deleted rows that vacuum has not removed
+// make a rescan take longer than a twentieth of that).
 //
 // Why it holds:
 // - Lowering the head is always safe (any value below a lower bound is one):
 //   a refresh that finds a lower live id lowers it at once.
 // - A head is raised only from the commit of the transaction whose refresh
-//   computed the new value c from the old value s, and only if the head
-//   still is s (compare and swap): nothing live lies below s, and the
-//   refresh proved nothing live in [s, c).
+//   computed the new value c from the old value s, only if the head still is
+//   s (compare and swap) and only if the entry's generation still is the one
+//   the refresh read before (1) (no insert of an old id came since): nothing
+//   live lies below s, and the refresh proved nothing live in [s, c).
 // - The proof of [s, c). A refresh (one at a time per queue) (1) clears the
 //   queue's late_low, (2) finds m, the lowest msg_id >= s that a new
 //   snapshot S sees, (3) reads the senders' slots, (4) reads late_low:
@@ -37,13 +43,28 @@
 //   prepared, or any of its subtransactions aborts (a ROLLBACK TO SAVEPOINT,
 //   an exception block), so x is gone for good when the head passes it.
 //   Deletes of other transactions that S shows as done are committed. Sends
-//   after (3) take ids above m, as long as the identity only grows; an
-//   insert that keeps old ids (unarchive, NoteInsertBelowHead) lowers its
-//   slot's bound and then the head before it commits, so a refresh that
-//   starts after that reads the lowered bound, and one that started before
-//   raises from the old head, which its compare and swap no longer finds.
-//   A prepared transaction stays invisible after its backend moved on:
-//   while one exists, a refresh raises nothing.
+//   after (3) take ids above m, as long as the identity only grows (a move
+//   takes new ids in its target: a send). A prepared transaction stays
+//   invisible after its backend moved on: while one exists, a refresh
+//   raises nothing.
+// - Old ids. An insert that keeps them (unarchive, NoteInsertBelowHead) may
+//   put x anywhere, also in [s, c) of a raise already computed and waiting
+//   for its commit, another transaction's or its own (a read earlier in it),
+//   with the head still s <= x. Before it commits, it lowers its slot's
+//   bound to x, then, under the entry's raise lock, bumps the generation and
+//   lowers the head to x; a raise checks the generation and swaps under the
+//   same lock. A refresh that read the generation after the bump (before
+//   its (1)) finds x as the proof above finds a sender's id: in the lowered
+//   slot at (3), in late_low, or in S; so c <= x. Any other raise is void:
+//   it is checked after the bump (no raise) or swapped before it (the
+//   lowering takes the head back to x before x can commit).
+// - Plain SQL seen by pgmq's insert-notification trigger (NoteRowInserted).
+//   The trigger runs for each row before its transaction commits, but after
+//   the row took or was given x, so a refresh may have passed x already: it
+//   is an insert of an old id, as above, its queue announced first when it
+//   was not (the slot's bound then is x). The rows of pgmq's own statements
+//   (from BeginSend to EndSend) are skipped: announced before they took
+//   their ids.
 // - A raise finds its entry again by key and incarnation: an entry evicted
 //   (more queues than entries) and reused is never written by an old refresh.
 // - Rescans: once per rescan interval a refresh starts from the lowest id
@@ -55,63 +76,26 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
+#include "pgmq/pg/head_senders.hpp"
+#include "pgmq/pg/head_table.hpp"
 
 extern "C" {
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_class.h"
-#include "miscadmin.h"
-#include "port/atomics.h"
-#include "storage/ipc.h"
-#include "storage/lwlock.h"
-#include "storage/shmem.h"
 #include "utils/acl.h"
 #include "utils/guc.h"
-#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 }
 
 namespace pgmq::pg {
 
+using namespace head;
+
 namespace {
 
-constexpr const char *kTrancheName = "pgmq queue heads";
-constexpr long kMaxQueues = 4096;           // queues with a head; the least recently read is replaced
-constexpr int kSendsPerSlot = 8;            // queues one transaction sends to before it counts as "all"
-constexpr int kPendingRaises = 8;           // raises one transaction can carry to its commit
-constexpr int64 kUnknown = PG_INT64_MIN;     // head: scan from the start; slot: id not known yet
-constexpr int64 kNone = PG_INT64_MAX;        // late_low: nothing committed; a refresh: no live row
-
-struct QueueHeadEntry {
-	uint64 key;          // hash key: database << 32 | queue table OID
-	uint64 incarnation;  // unique per entry ever added
-	pg_atomic_uint64 head;      // int64 bits
-	pg_atomic_uint64 late_low;  // int64 bits: lowest id committed during the current refresh
-	pg_atomic_uint32 refreshing;
-	pg_atomic_uint64 last_refresh;  // TimestampTz bits; 0: never
-	pg_atomic_uint64 last_rescan;
-	pg_atomic_uint64 rescan_cost;  // microseconds the last rescan's statement took
-	pg_atomic_uint64 last_used;
-};
-
-struct SendingSlot {
-	pg_atomic_uint64 key[kSendsPerSlot];  // 0: free
-	pg_atomic_uint64 low[kSendsPerSlot];  // int64 bits; kUnknown until the first id is known
-	pg_atomic_uint32 all_queues_of;       // database OID when the transaction sent to more queues
-};
-
-struct HeadShared {
-	// Bumped when a transaction that sent to more than kSendsPerSlot queues
-	// ends: a refresh it overlapped cannot tell whether it sent to its queue.
-	pg_atomic_uint64 overflow_commits;
-	// Refreshes under way, of any queue: while there are none, a commit has
-	// no late bound to lower (a refresh that starts later sees its rows).
-	pg_atomic_uint32 refreshes;
-	uint64 incarnations;  // under entries_lock (exclusive)
-	int slot_count;
-	SendingSlot slots[FLEXIBLE_ARRAY_MEMBER];
-};
+constexpr int kPendingRaises = 8;  // raises one transaction can carry to its commit
 
 // A raise computed by this transaction, applied at its commit.
 struct PendingRaise {
@@ -119,6 +103,7 @@ struct PendingRaise {
 	uint64 incarnation;
 	int64 from;
 	int64 to;
+	uint64 generation;  // the entry's, when the refresh began
 };
 
 // GUCs pgmq.queue_head, pgmq.queue_head_refresh_interval and
@@ -127,121 +112,11 @@ bool head_enabled = true;
 int refresh_interval_ms = 20;
 int rescan_interval_ms = 1000;
 
-HeadShared *shared = nullptr;
-HTAB *entries = nullptr;
-LWLock *entries_lock = nullptr;
-shmem_request_hook_type previous_shmem_request = nullptr;
-shmem_startup_hook_type previous_shmem_startup = nullptr;
-
-// This backend's transaction: how many keys its slot holds, whether it
-// overflowed, the entry whose refresh it holds (which cannot be replaced
-// meanwhile), and the raises waiting for its commit.
-int my_sends = 0;
-bool my_overflow = false;
+// This backend's transaction: the entry whose refresh it holds (which cannot
+// be replaced meanwhile), and the raises waiting for its commit.
 QueueHeadEntry *refreshing_entry = nullptr;
 PendingRaise pending[kPendingRaises];
 int pending_count = 0;
-
-int64 AsInt64(uint64 bits) { return static_cast<int64>(bits); }
-uint64 AsBits(int64 value) { return static_cast<uint64>(value); }
-
-uint64 KeyOf(Oid queue_relid) { return (static_cast<uint64>(MyDatabaseId) << 32) | queue_relid; }
-
-Size SharedSize(int slots) { return add_size(offsetof(HeadShared, slots), mul_size(slots, sizeof(SendingSlot))); }
-
-void RequestShmem()
-{
-	if (previous_shmem_request)
-		previous_shmem_request();
-	RequestAddinShmemSpace(add_size(SharedSize(MaxBackends), hash_estimate_size(kMaxQueues, sizeof(QueueHeadEntry))));
-	RequestNamedLWLockTranche(kTrancheName, 1);
-}
-
-void StartupShmem()
-{
-	if (previous_shmem_startup)
-		previous_shmem_startup();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	bool found;
-	shared = static_cast<HeadShared *>(ShmemInitStruct("pgmq queue head slots", SharedSize(MaxBackends), &found));
-	if (!found) {
-		pg_atomic_init_u64(&shared->overflow_commits, 0);
-		pg_atomic_init_u32(&shared->refreshes, 0);
-		shared->incarnations = 0;
-		shared->slot_count = MaxBackends;
-		for (int i = 0; i < MaxBackends; i++) {
-			for (int k = 0; k < kSendsPerSlot; k++) {
-				pg_atomic_init_u64(&shared->slots[i].key[k], 0);
-				pg_atomic_init_u64(&shared->slots[i].low[k], AsBits(kUnknown));
-			}
-			pg_atomic_init_u32(&shared->slots[i].all_queues_of, 0);
-		}
-	}
-	HASHCTL info;
-	memset(&info, 0, sizeof info);
-	info.keysize = sizeof(uint64);
-	info.entrysize = sizeof(QueueHeadEntry);
-	entries = ShmemInitHash("pgmq queue heads", kMaxQueues, kMaxQueues, &info, HASH_ELEM | HASH_BLOBS);
-	entries_lock = &GetNamedLWLockTranche(kTrancheName)->lock;
-	LWLockRelease(AddinShmemInitLock);
-}
-
-SendingSlot *MySlot()
-{
-	const int procno = MyProcNumber();
-	return shared && procno < shared->slot_count ? &shared->slots[procno] : nullptr;
-}
-
-// Caller holds entries_lock exclusively. The least recently used entry that
-// no refresh holds, or nullptr.
-QueueHeadEntry *LeastRecentlyUsed()
-{
-	HASH_SEQ_STATUS scan;
-	hash_seq_init(&scan, entries);
-	QueueHeadEntry *oldest = nullptr;
-	while (auto *entry = static_cast<QueueHeadEntry *>(hash_seq_search(&scan)))
-		if (pg_atomic_read_u32(&entry->refreshing) == 0 &&
-		    (!oldest || pg_atomic_read_u64(&entry->last_used) < pg_atomic_read_u64(&oldest->last_used)))
-			oldest = entry;
-	return oldest;
-}
-
-QueueHeadEntry *FindEntry(uint64 key)
-{
-	return static_cast<QueueHeadEntry *>(hash_search(entries, &key, HASH_FIND, nullptr));
-}
-
-// Adds key's entry, with its head unknown and its first refresh (a rescan)
-// due at once. Never fails: a full table with every entry busy adds none.
-void AddEntry(uint64 key, TimestampTz now)
-{
-	LWLockAcquire(entries_lock, LW_EXCLUSIVE);
-	if (!FindEntry(key) && hash_get_num_entries(entries) >= kMaxQueues) {
-		if (QueueHeadEntry *victim = LeastRecentlyUsed())
-			hash_search(entries, &victim->key, HASH_REMOVE, nullptr);
-	}
-	bool found;
-	auto *entry = static_cast<QueueHeadEntry *>(hash_search(entries, &key, HASH_ENTER_NULL, &found));
-	if (entry && !found) {
-		entry->incarnation = ++shared->incarnations;
-		pg_atomic_init_u64(&entry->head, AsBits(kUnknown));
-		pg_atomic_init_u64(&entry->late_low, AsBits(kNone));
-		pg_atomic_init_u32(&entry->refreshing, 0);
-		pg_atomic_init_u64(&entry->last_refresh, 0);
-		pg_atomic_init_u64(&entry->last_rescan, 0);
-		pg_atomic_init_u64(&entry->rescan_cost, 0);
-		pg_atomic_init_u64(&entry->last_used, static_cast<uint64>(now));
-	}
-	LWLockRelease(entries_lock);
-}
-
-// value = min(value, id), atomically.
-void LowerTo(pg_atomic_uint64 *value, int64 id)
-{
-	uint64 seen = pg_atomic_read_u64(value);
-	while (id < AsInt64(seen) && !pg_atomic_compare_exchange_u64(value, &seen, AsBits(id))) {
-	}
-}
 
 void ReleaseRefresh()
 {
@@ -273,37 +148,11 @@ void ApplyRaises()
 	LWLockAcquire(entries_lock, LW_SHARED);
 	for (int i = 0; i < pending_count; i++) {
 		QueueHeadEntry *entry = FindEntry(pending[i].key);
-		uint64 expected = AsBits(pending[i].from);
 		if (entry && entry->incarnation == pending[i].incarnation)
-			pg_atomic_compare_exchange_u64(&entry->head, &expected, AsBits(pending[i].to));
+			RaiseHead(entry, pending[i].from, pending[i].to, pending[i].generation);
 	}
 	LWLockRelease(entries_lock);
 	pending_count = 0;
-}
-
-// At commit or prepare (after the transaction's rows became visible, or were
-// made durable): what this transaction sent reaches the refreshes under way,
-// then its slot is freed. Cannot fail.
-void EndSends(bool committed)
-{
-	SendingSlot *slot = MySlot();
-	if (!slot || (my_sends == 0 && !my_overflow))
-		return;
-	pg_memory_barrier();  // the commit is visible before the count is read
-	if (committed && pg_atomic_read_u32(&shared->refreshes) != 0) {
-		LWLockAcquire(entries_lock, LW_SHARED);
-		for (int k = 0; k < my_sends; k++)
-			if (QueueHeadEntry *entry = FindEntry(pg_atomic_read_u64(&slot->key[k])))
-				LowerTo(&entry->late_low, AsInt64(pg_atomic_read_u64(&slot->low[k])));
-		LWLockRelease(entries_lock);
-		if (my_overflow)
-			pg_atomic_fetch_add_u64(&shared->overflow_commits, 1);
-	}
-	for (int k = 0; k < my_sends; k++)
-		pg_atomic_write_u64(&slot->key[k], 0);
-	pg_atomic_write_u32(&slot->all_queues_of, 0);
-	my_sends = 0;
-	my_overflow = false;
 }
 
 void OnTransactionEnd(XactEvent event, void *)
@@ -331,27 +180,11 @@ void OnTransactionEnd(XactEvent event, void *)
 void OnSubtransactionEnd(SubXactEvent event, SubTransactionId, SubTransactionId, void *)
 {
 	// Rows this transaction deleted before its raises were computed may come
-	// back: keep no raise.
-	if (event == SUBXACT_EVENT_ABORT_SUB)
+	// back: keep no raise. A statement BeginSend announced may have failed.
+	if (event == SUBXACT_EVENT_ABORT_SUB) {
 		pending_count = 0;
-}
-
-// The bound the running senders put on key's head, or kUnknown when one of
-// them cannot tell yet.
-int64 SendersBound(uint64 key)
-{
-	int64 bound = kNone;
-	for (int i = 0; i < shared->slot_count; i++) {
-		SendingSlot &slot = shared->slots[i];
-		if (pg_atomic_read_u32(&slot.all_queues_of) == MyDatabaseId)
-			return kUnknown;
-		for (int k = 0; k < kSendsPerSlot; k++)
-			if (pg_atomic_read_u64(&slot.key[k]) == key) {
-				pg_read_barrier();  // the key is written after its low
-				bound = Min(bound, AsInt64(pg_atomic_read_u64(&slot.low[k])));
-			}
+		EndSend();
 	}
-	return bound;
 }
 
 // Whether interval_ms has passed since last (a TimestampTz, 0 for never).
@@ -393,6 +226,9 @@ bool MayKeepHead(const QueueRef &queue)
 int64 Refresh(const QueueRef &queue, QueueHeadEntry *entry, bool rescan)
 {
 	const int64 from = AsInt64(pg_atomic_read_u64(&entry->head));
+	// Before the slots are read (the barrier below): an insert below the
+	// head bumps it after lowering its slot, so this refresh sees one of them.
+	const uint64 generation = pg_atomic_read_u64(&entry->generation);
 	pg_atomic_write_u64(&entry->late_low, AsBits(kNone));
 	const uint64 overflows = pg_atomic_read_u64(&shared->overflow_commits);
 	pg_memory_barrier();
@@ -427,7 +263,7 @@ int64 Refresh(const QueueRef &queue, QueueHeadEntry *entry, bool rescan)
 	if (head < from)
 		LowerTo(&entry->head, head);
 	else if (head > from)
-		KeepRaise({entry->key, entry->incarnation, from, head});
+		KeepRaise({entry->key, entry->incarnation, from, head, generation});
 	return head;
 }
 
@@ -435,12 +271,8 @@ int64 Refresh(const QueueRef &queue, QueueHeadEntry *entry, bool rescan)
 
 void InitHeadHints()
 {
-	if (process_shared_preload_libraries_in_progress) {
-		previous_shmem_request = shmem_request_hook;
-		shmem_request_hook = RequestShmem;
-		previous_shmem_startup = shmem_startup_hook;
-		shmem_startup_hook = StartupShmem;
-	}
+	if (process_shared_preload_libraries_in_progress)
+		InstallHeadTable();
 	RegisterXactCallback(OnTransactionEnd, nullptr);
 	RegisterSubXactCallback(OnSubtransactionEnd, nullptr);
 	DefineCustomBoolVariable("pgmq.queue_head",
@@ -515,60 +347,6 @@ int64 ScanStart(const QueueRef &queue, TimestampTz now)
 	}
 	PG_END_TRY();
 	return start;
-}
-
-void BeginSend(Oid queue_relid)
-{
-	SendingSlot *slot = MySlot();
-	if (!slot || my_overflow || !OidIsValid(queue_relid))
-		return;
-	const uint64 key = KeyOf(queue_relid);
-	for (int k = 0; k < my_sends; k++)
-		if (pg_atomic_read_u64(&slot->key[k]) == key)
-			return;
-	if (my_sends == kSendsPerSlot) {
-		pg_atomic_write_u32(&slot->all_queues_of, MyDatabaseId);
-		my_overflow = true;
-		pg_memory_barrier();
-		return;
-	}
-	pg_atomic_write_u64(&slot->low[my_sends], AsBits(kUnknown));
-	pg_write_barrier();
-	pg_atomic_write_u64(&slot->key[my_sends], key);
-	my_sends++;
-	// Announced before the insert takes its first id.
-	pg_memory_barrier();
-}
-
-void NoteInsertBelowHead(Oid queue_relid, int64 msg_id)
-{
-	SendingSlot *slot = MySlot();
-	if (!slot)
-		return;
-	const uint64 key = KeyOf(queue_relid);
-	// The slot first: a refresh that starts from the lowered head reads the
-	// slot after it, so its bound is at most msg_id; one that started before
-	// raises from the old head, which the lowering below makes fail. "Not
-	// known" stays: it already forbids every raise.
-	for (int k = 0; k < my_sends; k++)
-		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) != kUnknown)
-			LowerTo(&slot->low[k], msg_id);
-	pg_memory_barrier();
-	LWLockAcquire(entries_lock, LW_SHARED);
-	if (QueueHeadEntry *entry = FindEntry(key))
-		LowerTo(&entry->head, msg_id);
-	LWLockRelease(entries_lock);
-}
-
-void NoteFirstSentId(Oid queue_relid, int64 msg_id)
-{
-	SendingSlot *slot = MySlot();
-	if (!slot)
-		return;
-	const uint64 key = KeyOf(queue_relid);
-	for (int k = 0; k < my_sends; k++)
-		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) == kUnknown)
-			pg_atomic_write_u64(&slot->low[k], AsBits(msg_id));
 }
 
 }  // namespace pgmq::pg

@@ -5,20 +5,27 @@ message, whatever sessions, roles, rollbacks and plain SQL do around them.
 
 Several sessions, as three roles owning or sharing four queues (one with a
 dead-letter policy), run random transactions of send, send_batch, read, pop,
-delete, archive, set_vt, unarchive (old ids, below the head), move,
-dead-letter moves, plain-SQL inserts into queue
-tables (new ids, and archived messages put back with their old ids), with
-savepoints rolled back to, whole-transaction rollbacks and prepared
-transactions, with the head's refresh and rescan intervals at 0 and then at
-their defaults. At each quiet point (every session idle, nothing prepared)
-read, pop and read_with_poll, each in a transaction rolled back afterwards,
-must return exactly the messages that plain SQL says are visible; a message
-written with plain SQL may be missing only until one rescan interval after
-its commit (the documented bound), and is checked again once that passed.
+delete, archive, set_vt, unarchive (old ids: the oldest archived, below the
+head, or the newest, often between the head and a raise a read computed),
+move, a read followed in its transaction by an unarchive, a move or a
+plain-SQL insert into the queue it read (its refresh keeps a raise of the
+head for the commit),
+dead-letter moves, plain-SQL inserts into queue tables (new ids, and
+archived messages put back with their old ids), with savepoints rolled back
+to, whole-transaction rollbacks and prepared transactions. The head's
+refresh and rescan intervals are at 0 first, then refreshes at 0 with no
+rescan (plain SQL then only into the queue with insert notifications, whose
+trigger tells the head: nothing may repair a wrong head), then at their
+defaults. At each quiet point (every session idle, nothing prepared) read,
+pop and read_with_poll, each in a transaction rolled back afterwards, must
+return exactly the messages that plain SQL says are visible; a message
+written with plain SQL into a queue without insert notifications may be
+missing only until one rescan interval after its commit (the documented
+bound), and is checked again once that passed.
 
   queue_head_model.py [--seconds N] [--seed S] [--sessions N]
 
-Defaults: 60 s in all (PGMQ_HEAD_MODEL_SECONDS; half per interval setting),
+Defaults: 60 s in all (PGMQ_HEAD_MODEL_SECONDS; a third per interval setting),
 a random seed, printed
 so that a failure can be replayed (the interleaving still varies: it is a
 property test, not a recording). bench/queue_head_model.sh runs it longer.
@@ -45,6 +52,9 @@ QUEUES = {
     "mb_dlq": ["model_b", "model_c"],
 }
 ROLES = ["model_a", "model_b", "model_c"]
+# Queues with insert notifications: pgmq's trigger sees plain-SQL rows, which
+# reads must then find at once.
+NOTIFIED = {"ma2"}
 DEFAULT_RESCAN_S = 1.0
 VERBOSE = False
 
@@ -66,6 +76,10 @@ def setup(conn):
         conn.execute("RESET ROLE")
         for user in users:
             conn.execute("SELECT pgmq.grant_queue_access(%s, %s)", (queue, user))
+    for queue in NOTIFIED:
+        conn.execute("SELECT pgmq.enable_notify_insert(%s)", (queue,))
+    # The trigger reads and stamps the queue's throttle row as the sender.
+    conn.execute(f"GRANT SELECT, UPDATE ON pgmq.notify_insert_throttle TO {', '.join(ROLES)}")
     conn.execute("SET ROLE model_b")
     conn.execute("SELECT pgmq.set_dead_letter_queue('mb1', 'mb_dlq', %s)", (MAX_DELIVERIES,))
     conn.execute("RESET ROLE")
@@ -100,6 +114,8 @@ class Session:
         # Plain-SQL writes need the owner's rights: done by the admin session.
         self.admin = admin_connect()
         self.prepared = 0
+        self.notifies = False  # the transaction inserted into a NOTIFIED queue: cannot be prepared
+        self.plain_sql = True  # only into NOTIFIED while no rescan would find plain-SQL rows
 
     def set_intervals(self, refresh, rescan):
         for c in (self.conn, self.admin):
@@ -125,9 +141,10 @@ class Session:
         outpace producers, so queues stay short and heads keep moving."""
         rnd, c = self.rnd, self.conn
         q = rnd.choice(self.queues)
+        self.notifies = self.notifies or q in NOTIFIED
         kind = rnd.choices(["send", "batch", "read", "read+delete", "pop", "delete", "archive", "set_vt",
-                            "unarchive", "move"],
-                           [3, 1, 2, 4, 3, 1, 1, 1, 1, 1])[0]
+                            "unarchive", "move", "read+unarchive", "read+move in", "read+plain insert"],
+                           [3, 1, 2, 4, 3, 1, 2, 1, 1, 1, 2, 1, 1])[0]
         # Short delays and leases: they end within the run, never hold a head.
         delay = 0 if rnd.random() < 0.9 else 1
         if kind == "send":
@@ -145,16 +162,36 @@ class Session:
                 read_ids.extend((q, i) for i in ids)
         elif kind == "pop":
             c.execute("SELECT * FROM pgmq.pop(%s, %s)", (q, rnd.randint(1, 3)))
-        elif kind == "unarchive":
-            # Old ids, below the head: visible at once, no rescan needed.
-            # Archives are their owner's.
+        elif kind in ("unarchive", "read+unarchive"):
+            # Old ids: visible at once, no rescan needed. Archives are their
+            # owner's.
             if QUEUES[q][0] != self.role:
                 return
-            c.execute(f"SELECT * FROM pgmq.unarchive(%s, ARRAY(SELECT msg_id FROM pgmq.a_{q} ORDER BY msg_id "
+            if kind == "read+unarchive":
+                # The read's refresh keeps a raise past the newest archived
+                # ids for the commit; the unarchive must void it.
+                read_ids.extend((q, r[0]) for r in c.execute("SELECT msg_id FROM pgmq.read(%s, 0, 1)", (q,)))
+            order = "" if kind == "unarchive" and rnd.random() < 0.5 else " DESC"
+            c.execute(f"SELECT * FROM pgmq.unarchive(%s, ARRAY(SELECT msg_id FROM pgmq.a_{q} ORDER BY msg_id{order} "
                       f"LIMIT %s))", (q, rnd.randint(1, 2)))
+        elif kind == "read+plain insert":
+            # An archived message put back by hand, in the reading transaction,
+            # into a queue whose insert-notification trigger tells the head.
+            if q not in NOTIFIED or QUEUES[q][0] != self.role:
+                return
+            read_ids.extend((q, r[0]) for r in c.execute("SELECT msg_id FROM pgmq.read(%s, 0, 1)", (q,)))
+            c.execute(plain_put_back_sql(q, "max"))
+        elif kind == "read+move in":
+            # New ids in the queue just read: above any raise its read computed.
+            source = rnd.choice([t for t in self.queues if t != q])
+            read_ids.extend((q, r[0]) for r in c.execute("SELECT msg_id FROM pgmq.read(%s, 0, 1)", (q,)))
+            moving = [r[0] for r in c.execute("SELECT msg_id FROM pgmq.read(%s, 0, 1)", (source,))]
+            if moving:
+                c.execute("SELECT * FROM pgmq.move(%s, %s, %s::bigint[])", (source, q, moving))
         elif kind == "move" and read_ids and len(self.queues) > 1:
             rq, rid = rnd.choice(read_ids)
             target = rnd.choice([t for t in self.queues if t != rq])
+            self.notifies = self.notifies or target in NOTIFIED
             c.execute("SELECT * FROM pgmq.move(%s, %s, %s::bigint[])", (rq, target, [rid]))
         elif read_ids:
             rq, rid = rnd.choice(read_ids)
@@ -173,6 +210,7 @@ class Session:
             self.op(read_ids)
             return
         c.execute("BEGIN")
+        self.notifies = False
         for _ in range(rnd.randint(1, 4)):
             if rnd.random() < 0.2:
                 c.execute("SAVEPOINT s")
@@ -186,7 +224,7 @@ class Session:
                 self.op(read_ids)
             time.sleep(rnd.random() * 0.02)  # others commit and read meanwhile
         end = rnd.random()
-        if self.prepared_ok and end < 0.08:
+        if self.prepared_ok and not self.notifies and end < 0.08:
             gid = f"model_{self.number}_{self.prepared}"
             self.prepared += 1
             c.execute(f"PREPARE TRANSACTION '{gid}'")
@@ -205,25 +243,32 @@ class Session:
         """Plain SQL into a queue table, not through pgmq: a new row, or an
         archived message put back with its old id (below the head)."""
         rnd, a = self.rnd, self.admin
-        q = rnd.choice(self.queues)
+        q = rnd.choice(self.queues if self.plain_sql else [q for q in self.queues if q in NOTIFIED] or [None])
+        if q is None:
+            return
         a.execute("BEGIN")
         if rnd.random() < 0.5:
             row = a.execute(f"INSERT INTO pgmq.q_{q} (vt, message) VALUES (now(), '{{}}') RETURNING msg_id").fetchone()
         else:
-            row = a.execute(
-                f"WITH back AS (DELETE FROM pgmq.a_{q} WHERE msg_id = (SELECT min(msg_id) FROM pgmq.a_{q}) "
-                f"RETURNING msg_id, message, headers) INSERT INTO pgmq.q_{q} (msg_id, vt, message, headers) "
-                f"OVERRIDING SYSTEM VALUE SELECT msg_id, now(), message, headers FROM back RETURNING msg_id").fetchone()
+            row = a.execute(plain_put_back_sql(q, rnd.choice(["min", "max"]))).fetchone()
         time.sleep(rnd.random() * 0.02)
         if rnd.random() < 0.3:
             a.execute("ROLLBACK")
             self.model.count("plain sql, rolled back")
             return
         a.execute("COMMIT")
-        if row:
+        if row and q not in NOTIFIED:
             with self.model.lock:
                 self.model.plain_commits.append((q, row[0], time.monotonic()))
-            self.model.count("plain sql")
+        self.model.count("plain sql, notified queue" if q in NOTIFIED else "plain sql")
+
+
+def plain_put_back_sql(queue, which):
+    """The oldest (min) or newest (max) archived message of queue back in it
+    with its old id, by plain SQL."""
+    return (f"WITH back AS (DELETE FROM pgmq.a_{queue} WHERE msg_id = (SELECT {which}(msg_id) FROM pgmq.a_{queue}) "
+            f"RETURNING msg_id, message, headers) INSERT INTO pgmq.q_{queue} (msg_id, vt, message, headers) "
+            f"OVERRIDING SYSTEM VALUE SELECT msg_id, now(), message, headers FROM back RETURNING msg_id")
 
 
 def visible(admin, queue, dead_letters):
@@ -278,6 +323,8 @@ def check(checker, admin, model, rescan_s, label):
 def run_phase(label, refresh, rescan, rescan_s, seconds, sessions, model, checker, admin):
     for s in sessions:
         s.set_intervals(refresh, rescan)
+        s.plain_sql = rescan_s is not None
+    rescan_s = rescan_s or 0.0
     checker.execute(f"SET pgmq.queue_head_refresh_interval = '{refresh}'")
     checker.execute(f"SET pgmq.queue_head_rescan_interval = '{rescan}'")
     failures, checks = [], 0
@@ -345,9 +392,11 @@ def run(args, seed):
                 for i in range(args.sessions)]
     failures, checks = [], 0
     with admin_connect() as admin, psycopg.connect(dbname=DB, autocommit=True) as checker:
+        # rescan_s None: no rescan, no plain SQL (a wrong head stays wrong).
         for label, refresh, rescan, rescan_s in (("intervals 0", "0", "0", 0.0),
+                                                  ("no rescans", "0", "1h", None),
                                                   ("default intervals", "20ms", "1s", DEFAULT_RESCAN_S)):
-            found, n = run_phase(label, refresh, rescan, rescan_s, args.seconds / 2, sessions, model, checker, admin)
+            found, n = run_phase(label, refresh, rescan, rescan_s, args.seconds / 3, sessions, model, checker, admin)
             failures += found
             checks += n
             if failures:

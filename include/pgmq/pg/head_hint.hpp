@@ -34,14 +34,29 @@ int64 ScanStart(const QueueRef &queue, TimestampTz now);
 
 // Every statement that inserts into a queue table with pgmq's functions
 // announces it first, then (when it knows it) the lowest msg_id it inserted;
-// the announcement lasts until the transaction ends. Never fail.
+// the announcement lasts until the transaction ends. EndSend follows the
+// statement, whatever it inserted: until then the rows that pgmq's
+// insert-notification trigger sees are the statement's own, already
+// announced (an error ends it too). Never fail.
 void BeginSend(Oid queue_relid);
 void NoteFirstSentId(Oid queue_relid, int64 msg_id);
+void EndSend();
+
+// For pgmq's insert-notification trigger, row by row: whether rows inserted
+// now need NoteRowInserted (heads are kept, and no statement BeginSend
+// announced is running), and the note, before the row's transaction
+// commits: msg_id, taken from the identity or written by plain SQL, is
+// announced in this transaction's sender slot and noted as an old id, as
+// NoteInsertBelowHead does. Never fail.
+bool InsertNeedsHeadNote();
+void NoteRowInserted(Oid queue_relid, int64 msg_id);
 
 // After BeginSend, for an insert that kept old ids (unarchive), before the
 // transaction commits: msg_id, the lowest id inserted, may lie below the
-// head; the head is lowered to it at once, and no refresh raises past it
-// until the transaction ends. Never fails.
+// head, or below a raise a refresh computed and keeps for its commit. Every
+// such raise, this transaction's and others', is voided, the head is lowered
+// to msg_id at once, and no refresh raises past it until the transaction
+// ends. Never fails.
 void NoteInsertBelowHead(Oid queue_relid, int64 msg_id);
 
 }  // namespace pgmq::pg
