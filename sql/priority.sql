@@ -28,14 +28,15 @@ SELECT * FROM pgmq.send('pr_q', '{"n": 0}', '{"x-pgmq-priority": 3}'::jsonb);
 SELECT * FROM pgmq.send('pr_q', '{"n": 0}', '{"x-pgmq-priority": -1}'::jsonb);
 SELECT * FROM pgmq.send('pr_q', '{"n": 0}', '{"x-pgmq-priority": 1.5}'::jsonb);
 SELECT * FROM pgmq.send('pr_q', '{"n": 0}', '{"x-pgmq-priority": "1"}'::jsonb);
-SELECT * FROM pgmq.send('pr_q', '{"n": 0}', '{"x-pgmq-priority": null}'::jsonb);
 SELECT * FROM pgmq.send('pr_q', '{"n": 0}', '{"x-pgmq-priority": true}'::jsonb);
 SELECT * FROM pgmq.send('pr_q', '{"n": 0}', jsonb_build_object('x-pgmq-priority', repeat('x', 200)));
 SELECT * FROM pgmq.send_batch('pr_q', ARRAY['{"n": 0}', '{"n": 0}']::jsonb[],
                               ARRAY['{"x-pgmq-priority": 0}', '{"x-pgmq-priority": [2]}']::jsonb[]);
+-- A null priority is no priority, as a missing header: 0.
+SELECT * FROM pgmq.send('pr_q', '{"n": 0}', '{"x-pgmq-priority": null}'::jsonb);
 SELECT count(*) AS messages FROM pgmq.q_pr_q;
 
--- Reads: priority 2 (ids 2, 4), then 1 (3, 6), then 0 (1, 5, 7).
+-- Reads: priority 2 (ids 2, 4), then 1 (3, 6), then 0 (1, 5, 7, 8).
 SELECT msg_id, message FROM pgmq.read('pr_q', 0, 3);
 SELECT msg_id FROM pgmq.read('pr_q', 0, 10);
 SELECT msg_id FROM pgmq.read('pr_q', 0, 10, '{"n": 1}');

@@ -78,7 +78,7 @@ TEST(RelayConfig, ErrorsNameThePlace)
 			  "relay.json: queues[0].after_confirm: must be \"delete\" or \"archive\"");
 	EXPECT_EQ(ErrorOf(R"({"queues": [{"exchange": "x"}]})"), "relay.json: queues[0]: a queue needs a \"name\"");
 	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a;drop"}]})"),
-			  "relay.json: queues[0].name: queue name contains invalid characters: $, ;, --, or \\'");
+			  "relay.json: queues[0].name: queue name contains invalid characters: $, ;, --, or '");
 	EXPECT_EQ(ErrorOf(R"({"queues": [7]})"), "relay.json: queues[0]: must be a queue name or an object");
 	EXPECT_EQ(ErrorOf(R"({"rabbitmq": {"url": "http://x"}})"),
 			  "relay.json: rabbitmq.url: AMQP URL must start with amqp:// or amqps://");

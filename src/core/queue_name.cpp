@@ -15,7 +15,7 @@ void CheckQueueNameCharacters(std::string_view name)
 	// A NUL cannot reach us from text, but names are also used as C strings.
 	bad = bad || name.find('\0') != std::string_view::npos;
 	if (bad)
-		throw CoreError(ErrorKind::InvalidName, "queue name contains invalid characters: $, ;, --, or \\'");
+		throw CoreError(ErrorKind::InvalidName, "queue name contains invalid characters: $, ;, --, or '");
 }
 
 std::size_t Utf8Length(std::string_view text)

@@ -17,8 +17,8 @@ void CheckPriorityHeader(Jsonb *headers, int32 levels)
 		return;
 	const char *key = core::kPriorityHeader;
 	JsonbValue *value = getKeyJsonValueFromContainer(&headers->root, key, static_cast<int>(strlen(key)), nullptr);
-	if (!value)
-		return;
+	if (!value || value->type == jbvNull)
+		return;  // no priority, or null: priority 0, as the reads have it
 	Jsonb *as_jsonb = JsonbValueToJsonb(value);
 	const char *text = JsonbToCString(nullptr, &as_jsonb->root, VARSIZE(as_jsonb));
 	const bool is_number = value->type == jbvNumeric;

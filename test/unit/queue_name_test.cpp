@@ -30,7 +30,7 @@ using pgmq::core::WriteTableName;
 using pgmq_test::ThrowsCoreError;
 using pgmq_test::ThrowsCoreErrorKind;
 
-const char kInvalidCharacters[] = "queue name contains invalid characters: $, ;, --, or \\'";
+const char kInvalidCharacters[] = "queue name contains invalid characters: $, ;, --, or '";
 const char kTooLong[] = "queue name is too long, maximum length is 47 characters";
 
 std::string Repeat(const std::string &unit, std::size_t times)
