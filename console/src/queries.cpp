@@ -24,9 +24,12 @@ namespace pgmq::console {
 // lateral's WHERE on the outer row is a one-time filter, so the function is
 // not called at all for the other queues, as long as the lateral is not
 // pulled up into the join (OFFSET 0, or an aggregate, keeps it apart).
+// paused comes from the queue's row of pgmq.policies (readable by every
+// role; list_queues has upstream's columns only), when that row was written
+// for this table and not left by a dropped one of the same name.
 const char kCatalogSql[] = R"SQL(
 WITH queues AS (
-  SELECT l.queue_name, l.is_partitioned, l.is_unlogged, l.paused, c.oid AS relid, c.relname,
+  SELECT l.queue_name, l.is_partitioned, l.is_unlogged, pol.paused_at IS NOT NULL AS paused, c.oid AS relid, c.relname,
          a.relname AS archive_relname,
          c.oid IS NOT NULL AND )SQL" PGMQ_CONSOLE_SAFE_TABLE("c") R"SQL( AND has_table_privilege(c.oid, 'SELECT')
            AND coalesce(has_sequence_privilege(pg_get_serial_sequence(format('pgmq.%I', c.relname), 'msg_id'),
@@ -38,6 +41,7 @@ WITH queues AS (
       ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
     LEFT JOIN pg_class AS a
       ON a.oid = to_regclass(format('pgmq.%I', 'a_' || lower(l.queue_name COLLATE "C")))
+    LEFT JOIN pgmq.policies AS pol ON pol.queue_name = l.queue_name AND pol.queue_relid::oid = c.oid
    WHERE $1::text IS NULL OR l.queue_name = $1::text
 ), partman AS (
   SELECT bool_or(has_schema_privilege(n.oid, 'USAGE')
