@@ -527,6 +527,12 @@ try {
   await page.goto(`${BASE}/#/queue/mail`);
   await page.waitForSelector('#action-resume');
   check('mail (paused): Resume offered, not Pause', (await page.$$('#action-pause')).length === 0);
+  const mailPolicies = [['deduplication_window', '01:00:00'], ['retention_max_age', '7 days'],
+    ['retention_archive_max_age', '30 days'], ['priority_levels', '3']];
+  const mailPoliciesSql = "SELECT deduplication_window || ' ' || retention_max_age || ' ' || retention_archive_max_age || ' ' || priority_levels FROM pgmq.list_policies() WHERE queue_name = 'mail'";
+  same('mail: policies shown (deduplication, retention, priority levels)',
+    await page.$$eval('#policies tr[data-policy]', (trs) => trs.map((t) => [t.dataset.policy, t.querySelector('td').textContent])),
+    mailPolicies);
   expectConfirm(true);
   await page.click('#action-resume');
   await page.waitForSelector('#status[data-kind="done"]', { timeout: 8000 });
@@ -538,6 +544,8 @@ try {
   await page.waitForFunction(() => /paused mail/.test(document.getElementById('status').textContent), null, { timeout: 8000 });
   same('pause: the status says what it did', (await statusOf(page)).text, 'paused mail');
   same('pause: SQL sees mail paused', sql("SELECT paused FROM pgmq.queue_state('mail')"), 't');
+  same('resume and pause through the page kept the other policies of mail', sql(mailPoliciesSql),
+    '01:00:00 7 days 30 days 3');
   await page.waitForSelector('#action-resume', { timeout: 8000 });
   pass('pause: the page offers Resume again');
 
