@@ -99,6 +99,14 @@ SELECT count(*) AS third_read FROM pgmq.read('dlt_a', 0, 10);
 RESET ROLE;
 SELECT message, headers #>> '{x-pgmq-dead-letter,reason}' AS reason FROM pgmq.q_dlt_shared
  WHERE message ? 'for';
+-- Given access to the dead-letter queue too, it redrives and asks
+-- queue_state, neither of which needs SELECT on pgmq.meta (it has none).
+SELECT pgmq.grant_queue_access('dlt_shared', 'regress_dlt_worker');
+SET ROLE regress_dlt_worker;
+SELECT queue_name, dead_letter_queue, dead_lettered FROM pgmq.queue_state('dlt_a');
+SELECT pgmq.redrive('dlt_shared', 'dlt_a');
+SELECT message FROM pgmq.q_dlt_a WHERE message ? 'for';
+RESET ROLE;
 -- Access given before the policy: set_dead_letter_queue extends it.
 SELECT pgmq.create(q) FROM unnest(ARRAY['dlt_late', 'dlt_late_dlq']) AS q;
 SELECT pgmq.grant_queue_access('dlt_late', 'regress_dlt_worker');

@@ -47,6 +47,12 @@ SELECT queue_name, count(*) FROM pgmq.read_multi(ARRAY['rm_small'], 30, 1) GROUP
 SELECT count(*) FROM pgmq.read_multi(ARRAY['rm_small', 'rm_busy'], 30, 10);
 RESET ROLE;
 
+-- vt 0 leaves claimed messages visible: each queue is read once per call,
+-- so no message comes twice (rm_busy has more, but gives its share only).
+SELECT count(*) FROM pgmq.send_batch('rm_empty', array_fill('{"from": "empty"}'::jsonb, ARRAY[2]));
+SELECT queue_name, count(*) AS rows, count(DISTINCT msg_id) AS messages
+FROM pgmq.read_multi(ARRAY['rm_empty', 'rm_busy'], 0, 10) GROUP BY 1 ORDER BY 1;
+
 -- Bad arguments.
 SELECT * FROM pgmq.read_multi(NULL, 30, 1);
 SELECT * FROM pgmq.read_multi(ARRAY['rm_busy', NULL], 30, 1);

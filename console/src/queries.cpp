@@ -24,13 +24,12 @@ namespace pgmq::console {
 // lateral's WHERE on the outer row is a one-time filter, so the function is
 // not called at all for the other queues, as long as the lateral is not
 // pulled up into the join (OFFSET 0, or an aggregate, keeps it apart).
+// paused comes from the queue's row of pgmq.policies (readable by every
+// role; list_queues has upstream's columns only), when that row was written
+// for this table and not left by a dropped one of the same name.
 const char kCatalogSql[] = R"SQL(
 WITH queues AS (
-  SELECT l.queue_name, l.is_partitioned, l.is_unlogged, c.oid AS relid, c.relname,
-         -- pgmq.queue_state's paused and dead_letter_for, from the policy
-         -- rows alone (queue_state would count every queue table again).
-         EXISTS (SELECT FROM pgmq.policies AS p WHERE p.queue_name = l.queue_name AND p.queue_relid = c.oid
-                   AND p.paused_at IS NOT NULL) AS paused,
+  SELECT l.queue_name, l.is_partitioned, l.is_unlogged, pol.paused_at IS NOT NULL AS paused, c.oid AS relid, c.relname,
          ARRAY(SELECT p.queue_name::text FROM pgmq.policies AS p WHERE p.dead_letter_queue = l.queue_name
                 ORDER BY 1) AS dead_letter_for,
          a.relname AS archive_relname,
@@ -44,6 +43,7 @@ WITH queues AS (
       ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
     LEFT JOIN pg_class AS a
       ON a.oid = to_regclass(format('pgmq.%I', 'a_' || lower(l.queue_name COLLATE "C")))
+    LEFT JOIN pgmq.policies AS pol ON pol.queue_name = l.queue_name AND pol.queue_relid::oid = c.oid
    WHERE $1::text IS NULL OR l.queue_name = $1::text
 ), partman AS (
   SELECT bool_or(has_schema_privilege(n.oid, 'USAGE')

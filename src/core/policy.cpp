@@ -208,8 +208,16 @@ std::string QueueStatesSql()
 	       "p.dead_letter_queue::pg_catalog.text, p.queue_relid::pg_catalog.oid, p.dead_letter_relid::pg_catalog.oid, " +
 	       "ARRAY(SELECT s.queue_name::pg_catalog.text FROM pgmq.policies AS s WHERE s.dead_letter_queue" + kEq +
 	       "m.queue_name ORDER BY 1) FROM pgmq.meta AS m LEFT JOIN pgmq.policies AS p ON p.queue_name" + kEq +
-	       "m.queue_name WHERE $1::pg_catalog.text IS NULL OR m.queue_name::pg_catalog.text" + kEq + "$1 " +
-	       "ORDER BY m.queue_name";
+	       "m.queue_name ORDER BY m.queue_name";
+}
+
+std::string QueueStateSql()
+{
+	return std::string("SELECT COALESCE(p.queue_name::pg_catalog.text, $1), p.paused_at, p.priority_levels, ") +
+	       "p.dead_letter_queue::pg_catalog.text, p.queue_relid::pg_catalog.oid, p.dead_letter_relid::pg_catalog.oid, " +
+	       "ARRAY(SELECT s.queue_name::pg_catalog.text FROM pgmq.policies AS s WHERE s.dead_letter_relid::pg_catalog.oid" +
+	       kEq + "$2 AND s.dead_letter_queue IS NOT NULL ORDER BY 1) FROM (SELECT) AS one LEFT JOIN pgmq.policies AS p " +
+	       "ON p.queue_relid::pg_catalog.oid" + kEq + "$2";
 }
 
 std::string RetentionQueuesSql()

@@ -162,7 +162,7 @@ PGMQ_FUNCTION(pgmq_redrive)
 	VerifyTableShape(from.queue_relid, from.queue_table, TableRole::Queue);
 	VerifyTableShape(to.queue_relid, to.queue_table, TableRole::Queue);
 	SpiConnect();
-	const int64 moved = Redrive(from, to, all, qty, MetaQueueName(to));
+	const int64 moved = Redrive(from, to, all, qty, QueueNameAsCreated(to));
 	SpiFinish();
 	PG_RETURN_INT64(moved);
 }

@@ -15,12 +15,14 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
+#include "pgmq/pg/notify.hpp"
 #include "pgmq/pg/notify_throttle.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "catalog/partition.h"
 #include "catalog/pg_type_d.h"
@@ -171,6 +173,31 @@ const char *TriggerOperation(TriggerEvent event)
 }
 
 }  // namespace
+
+namespace pgmq::pg {
+
+void NotifyQueueListeners(const QueueRef &queue)
+{
+	char channel[2 * NAMEDATALEN];
+	size_t channel_len = 0;
+	Relation table = table_open(queue.queue_relid, AccessShareLock);
+	const TriggerDesc *triggers = table->trigdesc;
+	for (int i = 0; triggers && i < triggers->numtriggers; i++) {
+		const Trigger &trigger = triggers->triggers[i];
+		if (strcmp(trigger.tgname, core::kNotifyTriggerName) != 0 || trigger.tgenabled == TRIGGER_DISABLED)
+			continue;
+		// The channel its trigger uses (pgmq_notify_queue_listeners, below).
+		const char *queue_name =
+			trigger.tgnargs > 0 ? trigger.tgargs[0] : RelationGetRelationName(table) + strnlen(RelationGetRelationName(table), 2);
+		channel_len = core::WriteNotifyChannel(queue_name, "INSERT", channel, sizeof channel);
+		break;
+	}
+	table_close(table, AccessShareLock);
+	if (channel_len > 0 && channel_len < sizeof channel)
+		Async_Notify(channel, "");
+}
+
+}  // namespace pgmq::pg
 
 // enable_notify_insert(queue_name text, throttle_interval_ms integer DEFAULT 250):
 // (re)installs the trigger and resets the throttle row.

@@ -16,6 +16,7 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
+#include "pgmq/pg/notify.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/policy_maintenance.hpp"
@@ -75,12 +76,15 @@ void WritePolicy(const QueueRef &queue, core::PolicyKind kind, Oid type3, Datum 
 }
 
 // wake_readers: the queue's waiting read_with_poll calls read again once
-// this transaction commits (a resume).
+// this transaction commits, and its LISTENing consumers are notified when
+// it was paused (a resume).
 Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind, bool wake_readers = false)
 {
 	QueueRef queue;
 	ResolveOwnQueue(fcinfo, &queue);
 	SpiConnect();
+	QueuePolicy before;
+	LoadPolicy(queue, &before);
 	Oid types[2] = {TEXTOID, REGCLASSOID};
 	Datum values[2] = {MetaQueueName(queue), ObjectIdGetDatum(queue.queue_relid)};
 	RunCore([&] {
@@ -96,6 +100,8 @@ Datum ClearPolicy(FunctionCallInfo fcinfo, core::PolicyKind kind, bool wake_read
 	CacheInvalidateRelcacheByRelid(queue.queue_relid);
 	if (wake_readers)
 		NoteMessagesSent(queue);
+	if (wake_readers && before.paused)
+		NotifyQueueListeners(queue);
 	SpiFinish();
 	PG_RETURN_VOID();
 }

@@ -8,6 +8,7 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
@@ -82,16 +83,19 @@ void StateCounts(const QueueRef &queue, Datum *values, bool *nulls)
 		values[c] = counts[c], nulls[c] = counts_null[c];
 }
 
-// One queue_state row per queue of pgmq.meta (only `name`'s when not
-// NULL), into the function's result.
-void QueueStates(FunctionCallInfo fcinfo, Datum name, bool all)
+// One queue_state row per queue of pgmq.meta, or only `one`'s (read
+// without pgmq.meta), into the function's result.
+void QueueStates(FunctionCallInfo fcinfo, const QueueRef *one)
 {
 	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-	Oid types[1] = {TEXTOID};
-	Datum args[1] = {name};
-	const char arg_nulls[1] = {NullFlag(all)};
 	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::QueueStatesSql(), 1, types, args, arg_nulls); });
+	if (one) {
+		Oid types[2] = {TEXTOID, OIDOID};
+		Datum args[2] = {QueueNameAsCreated(*one), ObjectIdGetDatum(one->queue_relid)};
+		RunCore([&] { rows = ExecuteOnce(core::QueueStateSql(), 2, types, args); });
+	} else {
+		RunCore([&] { rows = ExecuteOnce(core::QueueStatesSql(), 0, nullptr, nullptr); });
+	}
 	SPITupleTable *states = SPI_tuptable;
 	constexpr int kColumns = 7;
 	const Oid column_types[kColumns] = {TEXTOID, TIMESTAMPTZOID, INT4OID, TEXTOID, OIDOID, OIDOID, TEXTARRAYOID};
@@ -183,7 +187,7 @@ PGMQ_FUNCTION(pgmq_queue_state)
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	SpiConnect();
-	QueueStates(fcinfo, MetaQueueName(queue), false);
+	QueueStates(fcinfo, &queue);
 	SpiFinish();
 	return Datum(0);
 }
@@ -193,7 +197,7 @@ PGMQ_FUNCTION(pgmq_queue_state_all)
 {
 	BeginRowsResult(fcinfo);
 	SpiConnect();
-	QueueStates(fcinfo, Datum(0), true);
+	QueueStates(fcinfo, nullptr);
 	SpiFinish();
 	return Datum(0);
 }

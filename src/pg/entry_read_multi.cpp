@@ -110,7 +110,9 @@ void EmitQueueRows(const MultiRead &read, int index, uint64 rows)
 
 // One pass after another over the queues that still have messages, each
 // claiming an equal share of what is left, until qty rows are claimed or
-// every queue ran dry. Returns whether it claimed any. Requires SPI.
+// every queue ran dry. A vt of 0 or less leaves the claimed messages
+// visible, and a second pass would claim them again: then one pass only.
+// Returns whether it claimed any. Requires SPI.
 bool ReadInTurn(void *context)
 {
 	auto *read = static_cast<MultiRead *>(context);
@@ -120,7 +122,8 @@ bool ReadInTurn(void *context)
 	int active = read->count;
 	int64 remaining = read->qty;
 	const int first = static_cast<int>(next_first_queue++ % static_cast<uint32>(read->count));
-	while (remaining > 0 && active > 0) {
+	const bool one_pass = read->requests[0].vt_seconds <= 0;
+	for (bool again = true; again && remaining > 0 && active > 0; again = !one_pass) {
 		const int64 share = Max(remaining / active, 1);
 		for (int k = 0; k < read->count && remaining > 0; k++) {
 			const int i = (first + k) % read->count;

@@ -16,6 +16,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/policy_cache.hpp"
+#include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
@@ -193,6 +194,17 @@ bool PolicyTablesExist()
 }
 
 void LoadPolicy(const QueueRef &queue, QueuePolicy *policy) { *policy = ValidEntry(queue)->policy; }
+
+Datum QueueNameAsCreated(const QueueRef &queue)
+{
+	const PolicyEntry *entry = ValidEntry(queue);
+	if (entry->policy.exists)
+		return CStringGetTextDatum(entry->policy.queue_name);
+	const Oid meta = get_relname_relid("meta", get_namespace_oid("pgmq", false));
+	if (OidIsValid(meta) && pg_class_aclcheck(meta, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
+		return MetaQueueName(queue);
+	return PointerGetDatum(cstring_to_text_with_len(queue.name, queue.name_len));
+}
 
 void ReloadPolicy(const QueueRef &queue, QueuePolicy *policy)
 {

@@ -102,11 +102,12 @@ const quoteLiteral = (s) => `'${String(s).replace(/'/g, "''")}'`;
 // the queue tables.
 function sqlQueues() {
   const queues = rows(`
-    SELECT l.queue_name AS name, l.is_partitioned AS partitioned, l.paused,
+    SELECT l.queue_name AS name, l.is_partitioned AS partitioned, s.paused,
            m.queue_visible_length AS visible, m.queue_length AS total,
            p.dead_letter_queue, p.dead_lettered
       FROM pgmq.list_queues() AS l
       JOIN pgmq.metrics_all() AS m USING (queue_name)
+      JOIN pgmq.queue_state_all() AS s USING (queue_name)
       LEFT JOIN pgmq.list_policies() AS p USING (queue_name)
      ORDER BY 1`);
   for (const q of queues) {
@@ -526,17 +527,25 @@ try {
   await page.goto(`${BASE}/#/queue/mail`);
   await page.waitForSelector('#action-resume');
   check('mail (paused): Resume offered, not Pause', (await page.$$('#action-pause')).length === 0);
+  const mailPolicies = [['deduplication_window', '01:00:00'], ['retention_max_age', '7 days'],
+    ['retention_archive_max_age', '30 days'], ['priority_levels', '3']];
+  const mailPoliciesSql = "SELECT deduplication_window || ' ' || retention_max_age || ' ' || retention_archive_max_age || ' ' || priority_levels FROM pgmq.list_policies() WHERE queue_name = 'mail'";
+  same('mail: policies shown (deduplication, retention, priority levels)',
+    await page.$$eval('#policies tr[data-policy]', (trs) => trs.map((t) => [t.dataset.policy, t.querySelector('td').textContent])),
+    mailPolicies);
   expectConfirm(true);
   await page.click('#action-resume');
   await page.waitForSelector('#status[data-kind="done"]', { timeout: 8000 });
   same('resume: the status says what it did', (await statusOf(page)).text, 'resumed mail');
-  same('resume: SQL sees mail not paused', sql("SELECT paused FROM pgmq.list_queues() WHERE queue_name = 'mail'"), 'f');
+  same('resume: SQL sees mail not paused', sql("SELECT paused FROM pgmq.queue_state('mail')"), 'f');
   await page.waitForSelector('#action-pause', { timeout: 8000 });
   expectConfirm(true);
   await page.click('#action-pause');
   await page.waitForFunction(() => /paused mail/.test(document.getElementById('status').textContent), null, { timeout: 8000 });
   same('pause: the status says what it did', (await statusOf(page)).text, 'paused mail');
-  same('pause: SQL sees mail paused', sql("SELECT paused FROM pgmq.list_queues() WHERE queue_name = 'mail'"), 't');
+  same('pause: SQL sees mail paused', sql("SELECT paused FROM pgmq.queue_state('mail')"), 't');
+  same('resume and pause through the page kept the other policies of mail', sql(mailPoliciesSql),
+    '01:00:00 7 days 30 days 3');
   await page.waitForSelector('#action-resume', { timeout: 8000 });
   pass('pause: the page offers Resume again');
 

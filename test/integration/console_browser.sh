@@ -83,9 +83,14 @@ SELECT pgmq.send('jobs', jsonb_build_object('customer', 'acme', 'later', true),
 SELECT pgmq.send('jobs', '{"note": "<img src=x onerror=alert(1)><b>bold</b>"}'::jsonb,
                  '{"tenant": "<script>alert(2)</script>"}'::jsonb);
 
--- mail: paused, with 4 messages waiting.
+-- mail: paused, with 4 messages waiting, and deduplication, retention and
+-- priorities (the pause shares their row of pgmq.policies: a resume and a
+-- pause through the page must keep them).
 SELECT pgmq.create('mail');
 SELECT pgmq.send_batch('mail', array_fill('{"to": "ops@example.com"}'::jsonb, ARRAY[4]));
+SELECT pgmq.set_deduplication('mail', '1 hour');
+SELECT pgmq.set_retention('mail', '7 days', '30 days');
+SELECT pgmq.set_priority('mail', 3);
 SELECT pgmq.pause('mail');
 
 -- payments: a dead-letter policy (2 deliveries); 5 messages read past it

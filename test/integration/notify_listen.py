@@ -8,6 +8,8 @@ A client LISTENs on "pgmq.q_<queue name>.INSERT" (API.md §2.13) and checks:
     lets only the first one through;
   - a rolled-back savepoint does not swallow the notification of a later insert
     in the same transaction;
+  - a send to a paused queue notifies, and so does its resume (the messages
+    can be read from then on), once it commits, and only when it was paused;
   - a sender does not wait for another sender's open transaction (upstream's
     trigger makes it wait on the throttle row);
   - a committed send notifies even when the concurrent sender that held the
@@ -106,6 +108,25 @@ def main():
                 raise psycopg.Rollback()
             sender.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
         expect(listener, "an insert after a rolled-back savepoint still notifies", 1)
+
+        # A pause holds delivery, not inserts: the send notifies, and the
+        # resume tells listeners that its message can be read now.
+        with sender.transaction():
+            sender.execute("SELECT pgmq.pause(%s)", (QUEUE,))
+        expect(listener, "a pause gives none", 0)
+        with sender.transaction():
+            sender.execute("SELECT pgmq.send(%s, '{}')", (QUEUE,))
+        expect(listener, "a send to a paused queue notifies", 1)
+        with sender.cursor() as cur:
+            cur.execute("SELECT pgmq.resume(%s)", (QUEUE,))
+        sender.rollback()
+        expect(listener, "a rolled-back resume gives none", 0)
+        with sender.transaction():
+            sender.execute("SELECT pgmq.resume(%s)", (QUEUE,))
+        expect(listener, "a committed resume of the paused queue notifies once", 1)
+        with sender.transaction():
+            sender.execute("SELECT pgmq.resume(%s)", (QUEUE,))
+        expect(listener, "resuming a queue that is not paused gives none", 0)
 
         # Concurrent senders: `other` holds an open inserting transaction (and
         # the throttle row); `sender` must not wait for it.

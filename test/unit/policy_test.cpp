@@ -151,6 +151,7 @@ TEST(PolicySql, FollowsTheStatementRules)
 		DeduplicatedResolveSql("q_jobs"),
 		ListPoliciesSql(),
 		QueueStatesSql(),
+		QueueStateSql(),
 		DeadLetteredCountSql("q_dlq"),
 		RetentionQueuesSql(),
 	};

@@ -91,12 +91,18 @@ std::string DeleteDeduplicationSql();
 std::string ListPoliciesSql();
 std::string DeadLetteredCountSql(std::string_view dead_letter_table);
 
-// queue_state: ($1 queue name as in meta, NULL: every queue) -> per queue
-// of pgmq.meta, by name: queue_name, paused_at, priority_levels,
-// dead_letter_queue, queue_relid and dead_letter_relid (the tables the
-// policy row was written for; NULL without one), and the names of the
-// queues whose dead-letter queue it is (text[]).
+// queue_state_all: () -> per queue of pgmq.meta, by name: queue_name,
+// paused_at, priority_levels, dead_letter_queue, queue_relid and
+// dead_letter_relid (the tables the policy row was written for; NULL
+// without one), and the names of the queues whose dead-letter queue it is
+// (text[]).
 std::string QueueStatesSql();
+
+// queue_state of one queue without reading pgmq.meta, which a role given
+// grant_queue_access may not: ($1 its name as created, $2 its table's OID)
+// -> QueueStatesSql's row for it, the policy row found by the table it was
+// written for.
+std::string QueueStateSql();
 
 // Queues with a retention policy ($1 none): queue_name. (Maintenance reads
 // each one's policy with LoadPolicySql, which skips rows of dropped tables.)

@@ -53,6 +53,13 @@ void LoadPolicy(const QueueRef &queue, QueuePolicy *policy);
 // invalidation it sent reaches this backend.
 void ReloadPolicy(const QueueRef &queue, QueuePolicy *policy);
 
+// The queue's name as pgmq.meta has it, for every role that may use the
+// queue, also one without SELECT on pgmq.meta (grant_queue_access does not
+// give it): the name in its policy row when it has one (pgmq.policies is
+// readable by every role, and its names are meta's), else meta's when the
+// caller may read it, else the name as given. Requires SPI.
+Datum QueueNameAsCreated(const QueueRef &queue);
+
 // DescribeCachedPlan (plan_cache.hpp) for the kept dead-letter claims.
 bool DescribeDeadLetterPlan(SPIPlanPtr plan, const char **queue_table, core::Statement *statement);
 
