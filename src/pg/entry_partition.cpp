@@ -21,7 +21,6 @@
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
-#include "commands/dbcommands.h"
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -150,8 +149,8 @@ PGMQ_FUNCTION(pgmq_create_partitioned)
 	SpiFinish();
 	if (!PartitionsMaintainedHere())
 		ereport(WARNING,
-		        (errmsg("no background worker maintains the partitions of queue \"%.*s\" in database \"%s\"",
-		                queue.name_len, queue.name, get_database_name(MyDatabaseId)),
+		        (errmsg("no background worker maintains the partitions of queue \"%.*s\" in this database",
+		                queue.name_len, queue.name),
 		         errdetail("Without maintenance no partition is made beyond the premade ones, and once sends pass "
 		                   "them, messages land in the default partition."),
 		         errhint("List the database in pgmq.maintenance_database (with pgmq in shared_preload_libraries), "
