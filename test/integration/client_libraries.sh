@@ -7,6 +7,7 @@
 #     pins (package-lock.json fixes its dependencies), installed with `npm ci`
 #     into test/clients/node_modules (gitignored); test/clients/pgmq_js.mjs
 #     sends, reads, archives, deletes, pops and checks each result in SQL.
+#     The ```js example of docs/getting-started.md runs as it stands.
 #   - Python: psycopg 3 (Debian's python3-psycopg), the way the Python
 #     examples of the documentation use it: a connection string, Jsonb for
 #     payloads, read_with_poll, delete, archive.
@@ -43,6 +44,23 @@ psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "CREATE EXTENSION pgmq" >/dev/null
 
 status=0
 (cd test/clients && PGDATABASE=$db timeout 60 node pgmq_js.mjs) || status=1
+
+# The pgmq-js example of docs/getting-started.md (its one ```js block), as
+# it stands, with DATABASE_URL naming this database. It lives under
+# node_modules so that its import finds pgmq-js; gitignored there.
+snippet=test/clients/node_modules/.getting-started-example.mjs
+awk '/^```js$/ { on = 1; next } on && /^```$/ { exit } on' docs/getting-started.md >"$snippet"
+[ -s "$snippet" ] || fail "no \`\`\`js block in docs/getting-started.md"
+psql -X -q -v ON_ERROR_STOP=1 -d "$db" -c "SELECT pgmq.create('tasks')" >/dev/null
+url="postgresql://${PGUSER:-postgres}@/$db?host=${PGHOST:-/var/run/postgresql}&port=${PGPORT:-5432}"
+if out=$(DATABASE_URL=$url timeout 60 node "$snippet" 2>&1) && [ "$out" = "read 1 resize" ] &&
+  [ "$(psql -X -tA -d "$db" -c 'SELECT count(*) FROM pgmq.q_tasks')" = 0 ]; then
+  say "ok: the pgmq-js example of docs/getting-started.md sends, reads and deletes"
+else
+  say "FAIL: the pgmq-js example of docs/getting-started.md printed: $out"
+  status=1
+fi
+rm -f "$snippet"
 
 # psycopg 3, with an explicit connection string as the documentation's
 # examples use (built here from the test's PG* variables).
