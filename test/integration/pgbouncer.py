@@ -430,6 +430,9 @@ def javascript(b):
 
 
 def main():
+    if not os.access(PGBOUNCER, os.X_OK):
+        print(f"[pgbouncer] FAIL: no {PGBOUNCER}: install Debian's package pgbouncer (test/run does)", flush=True)
+        return 1
     with direct("postgres") as c:
         c.execute(f"CREATE DATABASE {DB}")
     b = None
