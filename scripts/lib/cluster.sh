@@ -14,10 +14,13 @@ PGMQ_PACKAGES=(postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR postgresql-$
 # (test/run's HOST_ONLY_TESTS), and need not carry an Erlang runtime.
 [ -n "${PGMQ_IN_ROOTFS:-}" ] || PGMQ_PACKAGES+=(libpq-dev librabbitmq-dev libssl-dev libcpp-httplib-dev pkg-config rabbitmq-server python3-pika openssl)
 # pgmq-console's browser test (host only, like the relay's): Chromium, driven
-# from Node.js; a machine that has its own Node.js keeps it. Only for
-# test/run (PGMQ_BROWSER_TEST=1): the quick start does not need a browser.
+# from Node.js, which the JavaScript client's test (client_libraries.sh) uses
+# too; a machine that has its own Node.js keeps it. And the connection pooler
+# of pgbouncer.py (host only: what passes through a pooler does not change
+# with the major). Only for test/run (PGMQ_BROWSER_TEST=1): the quick start
+# needs neither a browser nor a pooler.
 if [ -z "${PGMQ_IN_ROOTFS:-}" ] && [ -n "${PGMQ_BROWSER_TEST:-}" ]; then
-  PGMQ_PACKAGES+=(chromium)
+  PGMQ_PACKAGES+=(chromium pgbouncer)
   command -v npm >/dev/null 2>&1 || PGMQ_PACKAGES+=(nodejs npm)
 fi
 

@@ -7,10 +7,16 @@
 # Each page gets a fresh database with pg_partman (schema partman) and pgmq
 # installed. Its blocks run in order, each in its own session: a sql block
 # in psql with ON_ERROR_STOP, a python block in /usr/bin/python3 with
-# PGDATABASE set to the page's database (psycopg connects there). So a block
-# may build on the queues and rows of the blocks before it, but not on
-# session state (psql variables, temporary tables, an open transaction). A
-# block fails the test when any statement in it fails (python: exits non-zero).
+# DATABASE_URL (the connection string the examples read) and PGDATABASE
+# set to the page's database. So a block may build on the queues and rows
+# of the blocks before it, but not on session state (psql variables,
+# temporary tables, an open transaction). A block fails the test when any
+# statement in it fails (python: exits non-zero).
+#
+# A page with the line <!-- after-quickstart --> goes on where the quick
+# start left its database: before the page's blocks, its database gets what
+# scripts/quickstart.sh does there (scripts/lib/quickstart_demo.sh, the same
+# code), so a page that collides with the quick start's queue fails here.
 #
 # Output: a ```text block that follows a sql or python block with nothing but
 # blank lines between them is what that block prints (psql: results,
@@ -36,6 +42,8 @@
 # for copying into it unread.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/lib/quickstart_demo.sh
+. scripts/lib/quickstart_demo.sh
 
 if [ $# -gt 0 ]; then
   files=("$@")
@@ -175,6 +183,12 @@ CREATE SCHEMA partman;
 CREATE EXTENSION pg_partman SCHEMA partman;
 CREATE EXTENSION pgmq;
 SQL
+    if grep -q '^<!-- after-quickstart -->$' "$f" && ! quickstart_demo "$db" >"$dir/quickstart.out" 2>&1; then
+      echo "FAIL $f: the quick start (scripts/lib/quickstart_demo.sh) failed in its database:"
+      sed 's/^/  /' "$dir/quickstart.out"
+      echo "blocks 0 0 0 1"
+      return
+    fi
   fi
 
   while read -r n line lang mode arg; do
@@ -194,7 +208,8 @@ SQL
     ran=$((ran + 1))
     status=0
     if [ "$lang" = py ]; then
-      (cd / && PGDATABASE=$db /usr/bin/python3 "$block") >"$block.out" 2>&1 || status=$?
+      (cd / && PGDATABASE=$db DATABASE_URL="postgresql://${PGUSER:-postgres}@/$db?host=${PGHOST:-/var/run/postgresql}&port=${PGPORT:-5432}" \
+        /usr/bin/python3 "$block") >"$block.out" 2>&1 || status=$?
     else
       (cd / && psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -d "$db" -f "$block") >"$block.out" 2>&1 || status=$?
     fi
