@@ -662,6 +662,23 @@ CREATE FUNCTION pgmq.list_policies()
     AS 'MODULE_PATHNAME', 'pgmq_list_policies' LANGUAGE C;
 
 -------------------------------------------------------------------------------
+-- What a queue's table may carry (docs/permissions.md)
+-------------------------------------------------------------------------------
+-- pgmq refuses (42501) to run a statement on a queue or archive table that
+-- would run another role's code with the caller's rights: a function,
+-- type, operator class, access method, foreign server or other table that
+-- is neither built in nor pgmq's, or an expression calling a function that
+-- is not immutable. These answer the same question for programs that read
+-- queue tables themselves (pgmq-console), for the current user: NULL (no
+-- row) when it may, else what the table carries and what that does.
+CREATE FUNCTION pgmq._table_runs_foreign_code(relation regclass) RETURNS text
+    AS 'MODULE_PATHNAME', 'pgmq_table_runs_foreign_code' LANGUAGE C STABLE STRICT;
+
+CREATE FUNCTION pgmq._tables_running_foreign_code(relations regclass[])
+    RETURNS TABLE (relation regclass, reason text)
+    AS 'MODULE_PATHNAME', 'pgmq_tables_running_foreign_code' LANGUAGE C STABLE STRICT;
+
+-------------------------------------------------------------------------------
 -- Function names of pgmq are pgmq's (docs/permissions.md)
 -------------------------------------------------------------------------------
 -- Queue owners have CREATE on schema pgmq. A function they add under one of
