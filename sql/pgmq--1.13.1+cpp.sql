@@ -685,45 +685,65 @@ CREATE FUNCTION pgmq._tables_running_foreign_code(relations regclass[])
 -- pgmq's names (say read(text, int, int), or send(text, text)) would make
 -- everyone's calls of pgmq.read ambiguous, or resolve unknown-typed
 -- arguments to their function instead of pgmq's, running their code as the
--- caller. So only roles with the privileges of the schema's owner (who
--- installed pgmq, or a superuser who switched another role's install) may
--- create, rename or move a function, procedure or aggregate named like one
--- of pgmq's into schema pgmq. An event trigger needs a superuser to create
--- it: an installation by another role goes without (and says so).
+-- caller. So schema pgmq may hold a function named like one of pgmq's only
+-- when it is pgmq's own (a member of the extension) or made by roles with
+-- the privileges of the schema's owner (who installed pgmq, or a superuser
+-- who switched another role's install): its owner, and the owner of the
+-- type it was made for (a range type's constructors belong to the bootstrap
+-- superuser) or of the extension whose script made it (a trusted extension's
+-- objects too). The catalog decides, after every command, whatever made the
+-- function: CREATE FUNCTION, CREATE TYPE, ALTER ... RENAME or SET SCHEMA,
+-- CREATE EXTENSION. Roles with those privileges are not stopped. An event
+-- trigger needs a superuser to create it: an installation by another role
+-- goes without (and says so). It runs after every DDL command of the
+-- database, so it is one catalog query over pgmq's own function names.
 CREATE FUNCTION pgmq._guard_function_names() RETURNS event_trigger LANGUAGE plpgsql
 SET search_path = pg_catalog AS $$
 DECLARE
-    extension_oid oid := (SELECT e.oid FROM pg_extension AS e WHERE e.extname = 'pgmq');
-    taken name;
+    taken regprocedure;
+    taken_name name;
+    taken_owner name;
 BEGIN
-    IF extension_oid IS NULL
-       OR pg_has_role(current_user, (SELECT n.nspowner FROM pg_namespace AS n WHERE n.nspname = 'pgmq'), 'USAGE') THEN
-        RETURN;
-    END IF;
-    SELECT p.proname INTO taken
-    FROM pg_event_trigger_ddl_commands() AS c
-    JOIN pg_proc AS p ON c.classid = 'pg_proc'::regclass AND p.oid = c.objid
-    WHERE NOT c.in_extension AND p.pronamespace = 'pgmq'::regnamespace
-      AND EXISTS (SELECT FROM pg_depend AS d JOIN pg_proc AS own ON own.oid = d.objid
-                  WHERE d.classid = 'pg_proc'::regclass AND d.refclassid = 'pg_extension'::regclass
-                    AND d.refobjid = extension_oid AND d.deptype = 'e'
-                    AND own.proname = p.proname AND own.pronamespace = p.pronamespace)
+    SELECT p.oid, p.proname, pg_get_userbyid(o.role) INTO taken, taken_name, taken_owner
+    FROM pg_extension AS e
+    JOIN pg_namespace AS n ON n.nspname = 'pgmq'
+    JOIN pg_depend AS m ON m.refclassid = 'pg_extension'::regclass AND m.refobjid = e.oid
+                       AND m.classid = 'pg_proc'::regclass AND m.deptype = 'e'
+    JOIN pg_proc AS own ON own.oid = m.objid AND own.pronamespace = n.oid
+    JOIN pg_proc AS p ON p.proname = own.proname AND p.pronamespace = n.oid
+    CROSS JOIN LATERAL (
+        SELECT p.proowner AS role
+        UNION ALL
+        SELECT CASE d.refclassid WHEN 'pg_extension'::regclass THEN x.extowner ELSE t.typowner END
+        FROM pg_depend AS d
+        LEFT JOIN pg_extension AS x ON d.refclassid = 'pg_extension'::regclass AND x.oid = d.refobjid
+        LEFT JOIN pg_type AS t ON d.refclassid = 'pg_type'::regclass AND t.oid = d.refobjid
+        WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype IN ('e', 'i')
+    ) AS o
+    WHERE e.extname = 'pgmq'
+      AND NOT pg_has_role(current_user, n.nspowner, 'USAGE')
+      AND NOT pg_has_role(o.role, n.nspowner, 'USAGE')
+      AND NOT EXISTS (SELECT FROM pg_depend AS d
+                      WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                        AND d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND d.deptype = 'e')
     LIMIT 1;
     IF taken IS NOT NULL THEN
-        RAISE EXCEPTION 'permission denied to create function pgmq.%: the name is pgmq''s', taken
+        RAISE EXCEPTION 'permission denied to create function pgmq.%: the name is pgmq''s', taken_name
             USING ERRCODE = 'insufficient_privilege',
-                  DETAIL = 'Only roles with the privileges of the owner of schema pgmq may add functions named '
-                           'like pgmq''s to it: they would change what calls of pgmq.' || taken || ' run.',
-                  HINT = 'Create it in a schema of your own.';
+                  DETAIL = format('Schema pgmq holds %s, made by role %s, which is not pgmq''s. Only roles with the '
+                                  'privileges of the owner of schema pgmq may add functions named like pgmq''s to '
+                                  'it, however they are made: they would change what calls of pgmq.%s run.',
+                                  taken, taken_owner, taken_name),
+                  HINT = 'Create it in a schema of your own, or have an administrator drop it.';
     END IF;
 END $$;
 
 DO $$
 BEGIN
     IF (SELECT r.rolsuper FROM pg_catalog.pg_roles AS r WHERE r.rolname = current_user) THEN
+        -- No tag filter: CREATE TYPE, ALTER ... SET SCHEMA and CREATE
+        -- EXTENSION make functions too.
         CREATE EVENT TRIGGER pgmq_guard_function_names ON ddl_command_end
-            WHEN TAG IN ('CREATE FUNCTION', 'CREATE PROCEDURE', 'CREATE AGGREGATE', 'ALTER FUNCTION',
-                         'ALTER PROCEDURE', 'ALTER AGGREGATE', 'ALTER ROUTINE')
             EXECUTE FUNCTION pgmq._guard_function_names();
     ELSE
         RAISE WARNING 'pgmq was installed by a role that is not a superuser: other roles with CREATE on schema pgmq '
