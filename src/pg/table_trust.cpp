@@ -191,8 +191,10 @@ int CheckTables(const Oid *relids, int count, ForeignCode *found)
 		return 0;
 	const uint64 invalidations_before = invalidations;
 	MemoryContext caller = CurrentMemoryContext;
-	Datum args[1] = {PointerGetDatum(construct_array(reinterpret_cast<Datum *>(unknown), nunknown, OIDOID,
-	                                                 sizeof(Oid), true, TYPALIGN_INT))};
+	Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * nunknown));
+	for (int i = 0; i < nunknown; i++)
+		elements[i] = ObjectIdGetDatum(unknown[i]);
+	Datum args[1] = {PointerGetDatum(construct_array(elements, nunknown, OIDOID, sizeof(Oid), true, TYPALIGN_INT))};
 	SpiConnect();
 	// The estimates of a catalog walk are far off: compiling it would cost a
 	// second for a millisecond's work.
