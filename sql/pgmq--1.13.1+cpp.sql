@@ -670,7 +670,10 @@ CREATE FUNCTION pgmq.list_policies()
 -- is neither built in nor pgmq's, or an expression calling a function that
 -- is not immutable. These answer the same question for programs that read
 -- queue tables themselves (pgmq-console), for the current user: NULL (no
--- row) when it may, else what the table carries and what that does.
+-- row) when it may, else what the table carries and what that does. They
+-- lock each table the user may read (ACCESS SHARE, partitions too) until
+-- the end of the transaction, so a later statement in it reads what was
+-- checked.
 CREATE FUNCTION pgmq._table_runs_foreign_code(relation regclass) RETURNS text
     AS 'MODULE_PATHNAME', 'pgmq_table_runs_foreign_code' LANGUAGE C STABLE STRICT;
 

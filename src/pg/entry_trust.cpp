@@ -2,7 +2,10 @@
 // The rule for what a queue's table may carry (table_trust.hpp), as SQL
 // functions: for programs that read queue tables themselves, such as
 // pgmq-console, which must refuse the same tables pgmq refuses, and for the
-// tests. Both answer for the current user, as pgmq's own checks do.
+// tests. Both answer for the current user, as pgmq's own checks do, and
+// first lock each table the user may read (ACCESS SHARE, partitions too)
+// until the end of the transaction: a statement later in it reads what was
+// checked (DDL that attaches code waits, or its invalidation is seen).
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/table_trust.hpp"
@@ -10,6 +13,9 @@
 extern "C" {
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 }
@@ -19,6 +25,16 @@ using namespace pgmq::pg;
 namespace {
 
 text *Reason(const ForeignCode &found) { return cstring_to_text(psprintf("%s, which %s", found.carrier, found.problem)); }
+
+// Only tables the user may read: no role takes locks on others' tables here.
+void LockReadable(Oid relid)
+{
+	bool missing = false;
+	if (pg_class_aclcheck_ext(relid, GetUserId(), ACL_SELECT, &missing) != ACLCHECK_OK || missing)
+		return;
+	LockRelationOid(relid, AccessShareLock);
+	LockTree(relid, AccessShareLock);
+}
 
 }  // namespace
 
@@ -30,6 +46,7 @@ PGMQ_FUNCTION(pgmq_table_runs_foreign_code)
 {
 	RequireArgument(fcinfo, 0, "relation");
 	const Oid relid = PG_GETARG_OID(0);
+	LockReadable(relid);
 	ForeignCode found;
 	if (CheckTables(&relid, 1, &found) == 0)
 		PG_RETURN_NULL();
@@ -52,8 +69,10 @@ PGMQ_FUNCTION(pgmq_tables_running_foreign_code)
 	Oid *relids = static_cast<Oid *>(palloc(sizeof(Oid) * Max(count, 1)));
 	int nrelids = 0;
 	for (int i = 0; i < count; i++)
-		if (!element_nulls[i])
+		if (!element_nulls[i]) {
 			relids[nrelids++] = DatumGetObjectId(elements[i]);
+			LockReadable(relids[nrelids - 1]);
+		}
 	ForeignCode *found = static_cast<ForeignCode *>(palloc(sizeof(ForeignCode) * Max(nrelids, 1)));
 	const int nfound = nrelids == 0 ? 0 : CheckTables(relids, nrelids, found);
 	for (int i = 0; i < nfound; i++) {
