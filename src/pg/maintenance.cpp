@@ -452,13 +452,10 @@ void MaintainTables(const Partman &partman, MaintainedTables *list, Commits mode
 		bool checked = false;
 		ErrorData *error = InSubtransaction([&] {
 			checked = CheckMaintainedTable(&table, why, sizeof why, &sqlstate);
-			// All of it runs as the owner: the rule refuses only code of yet
-			// another role (a partition's, a function's owner).
+			// As the owner, the rule refuses only code of yet another role.
+			const char *kind = table.is_archive ? "archive table" : "queue table";
 			if (checked)
-				AsTableOwner(
-					table,
-					[&] { RequireOwnCodeOnly(table.relid, table.is_archive ? "archive table" : "queue table", table.table); },
-					true);
+				AsTableOwner(table, [&] { RequireOwnCodeOnly(table.relid, kind, table.table); }, true);
 		});
 		if (error != nullptr || !checked) {
 			if (error != nullptr) {

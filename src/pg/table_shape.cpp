@@ -1,7 +1,8 @@
 // src/pg/table_shape.cpp
-// Verifying queue and archive tables against the shape pgmq creates (see
-// table_shape.hpp). Columns are looked up by name: upgraded upstream tables
-// have another physical column order.
+// Verifying queue and archive tables against the shape pgmq creates, and
+// against the rule for what they may carry (see table_shape.hpp). Columns
+// are looked up by name: upgraded upstream tables have another physical
+// column order.
 #include "pgmq/pg/table_shape.hpp"
 #include "pgmq/pg/table_trust.hpp"
 

@@ -2,9 +2,10 @@
 // Never trust a queue table's shape (DESIGN.md, "Trust boundaries"): a role
 // with CREATE on schema pgmq, or the table's owner, can make pgmq.q_<name> a
 // view, drop a column or change its type. The statements would then read
-// values of one type as another. These checks run when a statement is
-// prepared for a queue (plan_cache.cpp), so they cost nothing per call.
-// May ereport.
+// values of one type as another. Nor what it carries: VerifyTableShape
+// also applies the rule of table_trust.hpp. These checks run when a
+// statement is prepared for a queue (plan_cache.cpp), so they cost nothing
+// per call. May ereport.
 #pragma once
 
 #include "pgmq/pg/boundary.hpp"
