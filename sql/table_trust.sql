@@ -13,6 +13,7 @@ CREATE ROLE regress_tt_tenant;
 CREATE ROLE regress_tt_app;
 GRANT USAGE, CREATE ON SCHEMA pgmq TO regress_tt_tenant;
 GRANT SELECT, INSERT, DELETE ON pgmq.meta TO regress_tt_tenant;
+GRANT SELECT, INSERT, DELETE ON pgmq.topic_bindings TO regress_tt_tenant;
 GRANT USAGE ON SCHEMA pgmq TO regress_tt_app;
 -- What the traps record, whoever runs them.
 CREATE TABLE public.tt_log (role name, trap text);
@@ -162,6 +163,14 @@ FROM traps, calls, LATERAL (SELECT pg_temp.try(format(calls.stmt, 'tt_' || kind)
 WHERE calls.stmt !~ 'purge_queue|unarchive'
 GROUP BY kind, result ORDER BY kind, result;
 RESET ROLE;
+-- A topic send skips a trapped queue bound to its key (a tenant's binding
+-- cannot fail everyone's sends) and delivers to the others.
+SET ROLE regress_tt_tenant;
+SELECT pgmq.bind_topic('tt.#', 'tt_trigger');
+RESET ROLE;
+SELECT pgmq.bind_topic('tt.#', 'tt_target');
+SELECT pgmq.send_topic('tt.sent', '{"n": 11}') AS sent_to;
+SELECT pgmq.unbind_topic('tt.#', 'tt_target');
 -- metrics_all and list_policies go on without them.
 SET client_min_messages = error;
 SELECT queue_name FROM pgmq.metrics_all() WHERE queue_name LIKE 'tt\_%' ORDER BY 1;
