@@ -131,7 +131,9 @@ void Remember(Oid relid, Oid user, uint64 seen)
 		passes = OidTable("pgmq table trust", sizeof(PassEntry));
 		members = OidTable("pgmq table trust trees", sizeof(MemberEntry));
 	}
-	List *tree = find_all_inheritors(relid, NoLock, nullptr);
+	// A missing relation (dropped, or an OID of nothing) has no tree, and
+	// find_all_inheritors would fail looking for it.
+	List *tree = get_rel_relkind(relid) == '\0' ? NIL : find_all_inheritors(relid, NoLock, nullptr);
 	if (invalidations != seen) {
 		list_free(tree);
 		return;
@@ -248,7 +250,8 @@ uint64 TrustGeneration() { return generation; }
 
 void LockTree(Oid relid, LOCKMODE lockmode)
 {
-	if (has_subclass(relid))
+	// has_subclass fails on a relation dropped meanwhile; such has no tree.
+	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)) && has_subclass(relid))
 		list_free(find_all_inheritors(relid, lockmode, nullptr));
 }
 
