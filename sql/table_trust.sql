@@ -218,6 +218,19 @@ SELECT pg_temp.try($$SELECT * FROM pgmq.peek('tt_late')$$) AS peek;
 ROLLBACK;
 SELECT * FROM public.tt_log;
 
+-- A superuser's own queue with the superuser's own trigger: the
+-- application's calls run it with the application's rights, fewer than its
+-- owner's, and are not refused.
+CREATE FUNCTION public.tt_audit() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END $$;
+SELECT pgmq.create('tt_admin');
+CREATE TRIGGER tt_audit BEFORE INSERT ON pgmq.q_tt_admin FOR EACH ROW EXECUTE FUNCTION public.tt_audit();
+SELECT pgmq.grant_queue_access('tt_admin', 'regress_tt_app');
+SET ROLE regress_tt_app;
+SELECT pgmq.send('tt_admin', '{"n": 1}') AS sent;
+SELECT pgmq._table_runs_foreign_code('pgmq.q_tt_admin') AS reason;
+RESET ROLE;
+DROP FUNCTION public.tt_audit() CASCADE;
+
 -- The owner may remove its trap, and the queue serves everyone again.
 SET ROLE regress_tt_tenant;
 DROP INDEX pgmq.q_tt_index_predicate_msg_id_idx;
