@@ -57,7 +57,8 @@ std::string UtcNow()
 	return text;
 }
 
-// Runs fn with a session; database errors become ApiErrors.
+// Runs fn with a session; database errors become ApiErrors. Without the
+// extension's rule for queue tables (an older pgmq) the console reads none.
 template <typename Fn>
 auto WithSession(Pool &pool, Fn fn)
 {
@@ -65,8 +66,43 @@ auto WithSession(Pool &pool, Fn fn)
 		auto session = pool.Acquire();
 		return fn(*session);
 	} catch (const DatabaseError &e) {
+		if (e.sqlstate() == "42883" && std::string(e.what()).find("_tables_running_foreign_code") != std::string::npos)
+			throw ApiError(503,
+						   "this database's pgmq cannot say which queue tables are safe to read "
+						   "(no pgmq._tables_running_foreign_code): update it with ALTER EXTENSION pgmq UPDATE",
+						   e.sqlstate());
 		throw ApiError(HttpStatusForSqlstate(e.sqlstate(), e.connection_lost()), e.what(), e.sqlstate());
 	}
+}
+
+// Runs fn in a transaction, again when a queue was dropped meanwhile (the
+// catalog listed it, the next statement found no table).
+template <typename Fn>
+auto InTransaction(pgmq::console::Session &session, Fn fn)
+{
+	for (int attempt = 1;; ++attempt) {
+		try {
+			Transaction transaction(session);
+			auto result = fn();
+			transaction.Commit();
+			return result;
+		} catch (const DatabaseError &e) {
+			if (e.sqlstate() != "42P01" || attempt >= kDepthAttempts)
+				throw;
+		}
+	}
+}
+
+// 403 when the queue's table would run another role's code as the
+// console's role (the catalog entry's "refused", pgmq's own reason).
+void RefuseForeignCode(const json &entry, const std::string &name, const char *key, const char *what)
+{
+	const json &reason = entry.value(key, json());
+	if (reason.is_string())
+		throw ApiError(403,
+					   "pgmq-console does not read " + std::string(what) + " \"" + name +
+						   "\": its table carries " + reason.get<std::string>(),
+					   "42501");
 }
 
 std::string Plural(long long count) { return std::to_string(count) + (count == 1 ? " message" : " messages"); }
@@ -151,64 +187,74 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 				{"read_rate", rates_.ReadRates(name, rate_points)}};
 }
 
-json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden)
+json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden,
+						json &refused)
 {
-	for (int attempt = 1;; ++attempt) {
-		std::vector<json> catalog;
-		std::vector<std::string> relnames;
-		std::vector<int> depth_index;
-		hidden = 0;
-		for (const Row &row : session.Exec(kCatalogSql, {name})) {
-			json entry = json::parse(row.at(0).value_or("null"));
-			bool readable = entry.value("readable", false);
+	std::vector<json> catalog;
+	std::vector<std::string> relnames;
+	std::vector<int> depth_index;
+	hidden = 0;
+	refused = json::array();
+	for (const Row &row : session.Exec(kCatalogSql, {name})) {
+		json entry = json::parse(row.at(0).value_or("null"));
+		bool readable = entry.value("readable", false);
+		if (entry.value("refused", json()).is_string())
+			refused.push_back({{"name", entry.at("name")}, {"reason", entry.at("refused")}});
+		else
 			hidden += readable ? 0 : 1;
-			const json &metrics = entry.at("metrics");
-			bool some_not_visible = metrics.is_object() && Integer(metrics.value("queue_length", json())) >
-																Integer(metrics.value("queue_visible_length", json()));
-			depth_index.push_back(some_not_visible ? static_cast<int>(relnames.size()) : -1);
-			if (some_not_visible)
-				relnames.push_back(entry.at("relname").get<std::string>());
-			catalog.push_back(std::move(entry));
-		}
-		std::vector<Row> depth;
-		try {
-			if (!relnames.empty())
-				depth = session.Exec(DepthSql(relnames));
-		} catch (const DatabaseError &e) {
-			if (e.sqlstate() == "42P01" && attempt < kDepthAttempts)
-				continue;
-			throw;
-		}
-		// UNION ALL keeps no order: rows name their table's index.
-		std::vector<const Row *> by_index(relnames.size(), nullptr);
-		for (const Row &row : depth)
-			by_index.at(static_cast<std::size_t>(ToLong(row.at(0)))) = &row;
-		json queues = json::array();
-		for (std::size_t i = 0; i < catalog.size(); ++i)
-			if (catalog[i].value("readable", false))
-				queues.push_back(QueueObject(
-					catalog[i], depth_index[i] >= 0 ? by_index[static_cast<std::size_t>(depth_index[i])] : nullptr,
-					rate_points));
-		return queues;
+		const json &metrics = entry.at("metrics");
+		bool some_not_visible = metrics.is_object() && Integer(metrics.value("queue_length", json())) >
+															Integer(metrics.value("queue_visible_length", json()));
+		depth_index.push_back(some_not_visible ? static_cast<int>(relnames.size()) : -1);
+		if (some_not_visible)
+			relnames.push_back(entry.at("relname").get<std::string>());
+		catalog.push_back(std::move(entry));
 	}
+	// In the catalog's transaction: the tables were locked when checked.
+	std::vector<Row> depth;
+	if (!relnames.empty())
+		depth = session.Exec(DepthSql(relnames));
+	// UNION ALL keeps no order: rows name their table's index.
+	std::vector<const Row *> by_index(relnames.size(), nullptr);
+	for (const Row &row : depth)
+		by_index.at(static_cast<std::size_t>(ToLong(row.at(0)))) = &row;
+	json queues = json::array();
+	for (std::size_t i = 0; i < catalog.size(); ++i)
+		if (catalog[i].value("readable", false))
+			queues.push_back(QueueObject(
+				catalog[i], depth_index[i] >= 0 ? by_index[static_cast<std::size_t>(depth_index[i])] : nullptr,
+				rate_points));
+	return queues;
 }
 
 json ConsoleApi::Overview()
 {
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
-		int hidden = 0;
-		json queues = Queues(session, std::nullopt, kOverviewRatePoints, hidden);
-		return json{{"generated_at", UtcNow()}, {"hidden_queues", hidden}, {"queues", std::move(queues)}};
+		return InTransaction(session, [&] {
+			int hidden = 0;
+			json refused;
+			json queues = Queues(session, std::nullopt, kOverviewRatePoints, hidden, refused);
+			return json{{"generated_at", UtcNow()},
+						{"hidden_queues", hidden},
+						{"refused_queues", std::move(refused)},
+						{"queues", std::move(queues)}};
+		});
 	});
 }
 
-// One queue's catalog entry, readable by the role, or 404.
-json ConsoleApi::Catalog(pgmq::console::Session &session, const std::string &name)
+json ConsoleApi::CatalogEntry(pgmq::console::Session &session, const std::string &name)
 {
 	auto rows = session.Exec(kCatalogSql, {name});
 	if (rows.empty())
 		throw ApiError(404, "queue \"" + name + "\" does not exist");
-	json entry = json::parse(rows[0].at(0).value_or("null"));
+	return json::parse(rows[0].at(0).value_or("null"));
+}
+
+// One queue's catalog entry, readable by the role, or 403 (refused) or 404.
+json ConsoleApi::Catalog(pgmq::console::Session &session, const std::string &name)
+{
+	json entry = CatalogEntry(session, name);
+	RefuseForeignCode(entry, name, "refused", "queue");
 	if (!entry.value("readable", false))
 		throw ApiError(404, "queue \"" + name + "\" does not exist or you may not read it", "42501");
 	return entry;
@@ -216,10 +262,11 @@ json ConsoleApi::Catalog(pgmq::console::Session &session, const std::string &nam
 
 json ConsoleApi::Queue(const std::string &name)
 {
-	return WithSession(pool_, [&](pgmq::console::Session &session) {
+	return WithSession(pool_, [&](pgmq::console::Session &session) { return InTransaction(session, [&] {
 		json entry = Catalog(session, name);
 		int hidden = 0;
-		json queues = Queues(session, name, 0, hidden);
+		json refused;
+		json queues = Queues(session, name, 0, hidden, refused);
 		if (queues.empty())
 			throw ApiError(404, "queue \"" + name + "\" does not exist");
 		json policies = entry.at("policies");
@@ -227,7 +274,7 @@ json ConsoleApi::Queue(const std::string &name)
 			policies.erase("queue_name");
 		json partitions = entry.at("partitions").is_array() ? entry.at("partitions") : json::array();
 		return json{{"queue", queues[0]}, {"policies", policies}, {"partitions", partitions}};
-	});
+	}); });
 }
 
 json ConsoleApi::Messages(const std::string &name, const MessageQuery &query)
@@ -264,13 +311,14 @@ json ConsoleApi::Messages(const std::string &name, const MessageQuery &query)
 		header = query.header;
 	}
 	Value path = query.path.empty() ? Value() : Value(query.path);
-	return WithSession(pool_, [&](pgmq::console::Session &session) {
+	return WithSession(pool_, [&](pgmq::console::Session &session) { return InTransaction(session, [&] {
 		json entry = Catalog(session, name);
 		std::string relname;
 		Value dead_letters_of;
 		if (source == MessageSource::kQueue) {
 			relname = entry.at("relname").get<std::string>();
 		} else if (source == MessageSource::kArchive) {
+			RefuseForeignCode(entry, name, "archive_refused", "the archive of queue");
 			if (!entry.at("archive_relname").is_string())
 				throw ApiError(404, "the archive of \"" + name + "\" does not exist or you may not read it");
 			relname = entry.at("archive_relname").get<std::string>();
@@ -290,7 +338,7 @@ json ConsoleApi::Messages(const std::string &name, const MessageQuery &query)
 			next = messages.back().at("msg_id");
 		}
 		return json{{"source", query.source}, {"messages", std::move(messages)}, {"next_cursor", next}};
-	});
+	}); });
 }
 
 json ConsoleApi::Act(const std::string &name, const std::string &action, const std::string &body)
@@ -302,6 +350,9 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 		throw ApiError(400, "the body must be a JSON object");
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		if (action == "purge") {
+			// TRUNCATE fires the table's triggers as the console's role: asked
+			// here to say why; pgmq.purge_queue checks again under its lock.
+			RefuseForeignCode(CatalogEntry(session, name), name, "refused", "queue");
 			long long count = ToLong(session.Exec("SELECT pgmq.purge_queue($1)", {name}).at(0).at(0));
 			return json{{"done", "purged " + Plural(count) + " from " + name}, {"count", count}};
 		}
@@ -318,6 +369,9 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 			if (!policies.is_object() || !policies.value("dead_letter_queue", json()).is_string())
 				throw ApiError(409, "\"" + name + "\" has no dead-letter queue to redrive from");
 			std::string dead = policies.at("dead_letter_queue");
+			// Both tables' triggers fire (DELETE, INSERT); pgmq.redrive checks
+			// both again under its locks.
+			RefuseForeignCode(CatalogEntry(session, dead), dead, "refused", "queue");
 			long long count = ToLong(session.Exec("SELECT pgmq.redrive($1, $2, $3::int)", {dead, name, qty}).at(0).at(0));
 			return json{{"done", "moved " + Plural(count) + " from " + dead + " back to " + name}, {"count", count}};
 		}

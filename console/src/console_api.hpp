@@ -34,8 +34,14 @@ class ConsoleApi {
   private:
 	// The catalog rows ($1 NULL: every queue) and their depth, as the
 	// page's queue objects with rate series of at most rate_points (0: all);
-	// hidden counts queues the role may not read.
-	nlohmann::json Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden);
+	// hidden counts queues the role may not read, refused lists (name,
+	// reason) those whose tables would run another role's code as the
+	// console's role. Run in a transaction: the catalog locks what it checks.
+	nlohmann::json Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden,
+						  nlohmann::json &refused);
+	// A queue's catalog entry, whatever it says; Catalog: only a readable
+	// queue's (403 when refused, else 404).
+	nlohmann::json CatalogEntry(pgmq::console::Session &session, const std::string &name);
 	nlohmann::json Catalog(pgmq::console::Session &session, const std::string &name);
 	nlohmann::json QueueObject(const nlohmann::json &catalog, const Row *depth, std::size_t rate_points) const;
 

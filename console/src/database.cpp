@@ -62,6 +62,23 @@ std::vector<Row> Session::Exec(const std::string &sql, const std::vector<Value> 
 	return rows;
 }
 
+Transaction::~Transaction()
+{
+	if (!open_)
+		return;
+	try {
+		session_.Exec("ROLLBACK");
+	} catch (const DatabaseError &) {
+		// A broken connection: the pool drops the session.
+	}
+}
+
+void Transaction::Commit()
+{
+	open_ = false;
+	session_.Exec("COMMIT");
+}
+
 Pool::Lease Pool::Acquire()
 {
 	std::unique_lock<std::mutex> lock(mutex_);

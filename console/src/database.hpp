@@ -48,6 +48,22 @@ class Session {
 	PGconn *conn_;
 };
 
+// A transaction on a session: BEGIN now, COMMIT by Commit(), ROLLBACK when
+// left without (an exception). The locks a statement takes in it (the
+// checks of kCatalogSql) hold until its end.
+class Transaction {
+  public:
+	explicit Transaction(Session &session) : session_(session) { session_.Exec("BEGIN"); }
+	~Transaction();
+	Transaction(const Transaction &) = delete;
+	Transaction &operator=(const Transaction &) = delete;
+	void Commit();
+
+  private:
+	Session &session_;
+	bool open_ = true;
+};
+
 class Pool {
   public:
 	Pool(std::string conninfo, bool read_only, std::size_t size) : conninfo_(std::move(conninfo)), read_only_(read_only), size_(size) {}

@@ -3,24 +3,22 @@
 
 namespace pgmq::console {
 
-// A table the console reads: a plain or partitioned table whose partitions
-// are tables (a view would run its owner's query as the console's role, a
-// foreign table its wrapper), with no row security applying
-// to the role (a policy's function would run as the console's role), whose
-// columns are all of built-in types (a tenant's type could bring an
-// implicit cast or operator that the console's comparisons would call).
-// Any queue owner can shape their own queue table; these rules keep a
-// console run by a stronger role from running that owner's code.
-#define PGMQ_CONSOLE_SAFE_TABLE(rel)                                                                           \
-	"(" rel ".relkind IN ('r', 'p') AND (NOT " rel ".relrowsecurity OR (SELECT rolsuper OR rolbypassrls FROM "    \
-	"pg_roles WHERE rolname = current_user)) AND NOT EXISTS (SELECT FROM pg_attribute AS t WHERE t.attrelid = " \
-	rel ".oid AND t.attnum > 0 AND NOT t.attisdropped AND t.atttypid >= 16384) AND NOT EXISTS (SELECT FROM "      \
-	"pg_partition_tree(" rel ".oid) AS pt JOIN pg_class AS x ON x.oid = pt.relid WHERE x.relkind NOT IN ('r', 'p')))"
-
-// readable: a safe table, and SELECT on it and on its msg_id sequence,
-// which pgmq.metrics needs (grant_queue_access gives both); only then are
-// its metrics asked for. Partitions only when pg_partman's schema and
-// part_config are readable too (pgmq.partition_status reads them). A
+// Which queue tables the console reads is the extension's own rule
+// (docs/permissions.md, "Whose code a queue's table may run"): any queue
+// owner can shape its table, and a table that would run its owner's code
+// (a view, a foreign partition, a trigger, a row-security policy, an index
+// predicate the planner folds, a column of its own type, ...) with the
+// console's rights is listed as refused, with pgmq's reason, and never
+// read. pgmq._tables_running_foreign_code asks the rule for every table in
+// one statement, and locks each one it checks until the end of the
+// transaction (ACCESS SHARE): the overview's later statement in the same
+// transaction reads what was checked, as no code can be attached meanwhile.
+//
+// may_read: a table (the shape pgmq reads; the rule refuses views too),
+// with SELECT on it and on its msg_id sequence, which pgmq.metrics needs
+// (grant_queue_access gives both); readable: that, and not refused. Only
+// then are its metrics asked for. Partitions only when pg_partman's schema
+// and part_config are readable too (pgmq.partition_status reads them). A
 // lateral's WHERE on the outer row is a one-time filter, so the function is
 // not called at all for the other queues, as long as the lateral is not
 // pulled up into the join (OFFSET 0, or an aggregate, keeps it apart).
@@ -28,16 +26,15 @@ namespace pgmq::console {
 // role; list_queues has upstream's columns only), when that row was written
 // for this table and not left by a dropped one of the same name.
 const char kCatalogSql[] = R"SQL(
-WITH queues AS (
+WITH listed AS (
   SELECT l.queue_name, l.is_partitioned, l.is_unlogged, pol.paused_at IS NOT NULL AS paused, c.oid AS relid, c.relname,
          ARRAY(SELECT p.queue_name::text FROM pgmq.policies AS p WHERE p.dead_letter_queue = l.queue_name
                 ORDER BY 1) AS dead_letter_for,
-         a.relname AS archive_relname,
-         c.oid IS NOT NULL AND )SQL" PGMQ_CONSOLE_SAFE_TABLE("c") R"SQL( AND has_table_privilege(c.oid, 'SELECT')
+         a.oid AS archive_relid, a.relname AS archive_relname,
+         c.oid IS NOT NULL AND c.relkind IN ('r', 'p') AND has_table_privilege(c.oid, 'SELECT')
            AND coalesce(has_sequence_privilege(pg_get_serial_sequence(format('pgmq.%I', c.relname), 'msg_id'),
-                                               'SELECT'), false) AS readable,
-         a.oid IS NOT NULL AND )SQL" PGMQ_CONSOLE_SAFE_TABLE("a") R"SQL( AND has_table_privilege(a.oid, 'SELECT')
-           AS archive_readable
+                                               'SELECT'), false) AS may_read,
+         a.oid IS NOT NULL AND a.relkind IN ('r', 'p') AND has_table_privilege(a.oid, 'SELECT') AS archive_may_read
     FROM pgmq.list_queues() AS l
     LEFT JOIN pg_class AS c
       ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
@@ -45,6 +42,20 @@ WITH queues AS (
       ON a.oid = to_regclass(format('pgmq.%I', 'a_' || lower(l.queue_name COLLATE "C")))
     LEFT JOIN pgmq.policies AS pol ON pol.queue_name = l.queue_name AND pol.queue_relid::oid = c.oid
    WHERE $1::text IS NULL OR l.queue_name = $1::text
+), refused AS (
+  SELECT r.relation::oid AS relid, r.reason
+    FROM pgmq._tables_running_foreign_code(ARRAY(
+           SELECT t.relid FROM listed AS q,
+                  LATERAL (VALUES (CASE WHEN q.may_read THEN q.relid END),
+                                  (CASE WHEN q.archive_may_read THEN q.archive_relid END)) AS t(relid)
+            WHERE t.relid IS NOT NULL)::regclass[]) AS r
+), queues AS (
+  SELECT q.*, rq.reason AS refused, ra.reason AS archive_refused,
+         q.may_read AND rq.reason IS NULL AS readable,
+         q.archive_may_read AND ra.reason IS NULL AS archive_readable
+    FROM listed AS q
+    LEFT JOIN refused AS rq ON rq.relid = q.relid
+    LEFT JOIN refused AS ra ON ra.relid = q.archive_relid
 ), partman AS (
   SELECT bool_or(has_schema_privilege(n.oid, 'USAGE')
                  AND has_table_privilege(format('%I.part_config', n.nspname), 'SELECT')) AS usable
@@ -55,7 +66,8 @@ SELECT json_build_object(
          'name', q.queue_name, 'partitioned', q.is_partitioned, 'unlogged', q.is_unlogged,
          'paused', q.paused, 'dead_letter_for', q.dead_letter_for, 'relid', q.relid, 'relname', q.relname,
          'archive_relname', CASE WHEN q.archive_readable THEN q.archive_relname END,
-         'readable', q.readable, 'metrics', to_json(m), 'policies', to_json(p), 'partitions', s.partitions)::text
+         'readable', q.readable, 'refused', q.refused, 'archive_refused', q.archive_refused,
+         'metrics', to_json(m), 'policies', to_json(p), 'partitions', s.partitions)::text
   FROM queues AS q
   LEFT JOIN LATERAL (SELECT * FROM pgmq.metrics(q.queue_name) WHERE q.readable OFFSET 0) AS m ON true
   LEFT JOIN pgmq.list_policies() AS p ON p.queue_name = q.queue_name
@@ -68,7 +80,8 @@ SELECT json_build_object(
 )SQL";
 
 // pg_partition_tree lists a partitioned table's partitions, and nothing for
-// a plain table: then the table's own counters.
+// a plain table: then the table's own counters. Statistics counters only:
+// no statement on the tables, so no table's code runs.
 const char kCountersSql[] = R"SQL(
 SELECT l.queue_name, c.oid::bigint,
        (SELECT coalesce(sum(pg_stat_get_tuples_inserted(t.relid)), pg_stat_get_tuples_inserted(c.oid))::bigint
@@ -77,7 +90,7 @@ SELECT l.queue_name, c.oid::bigint,
           FROM pg_partition_tree(c.oid) AS t)
   FROM pgmq.list_queues() AS l
   JOIN pg_class AS c ON c.oid = to_regclass(format('pgmq.%I', 'q_' || lower(l.queue_name COLLATE "C")))
- WHERE )SQL" PGMQ_CONSOLE_SAFE_TABLE("c") R"SQL( AND has_table_privilege(c.oid, 'SELECT')
+ WHERE c.relkind IN ('r', 'p') AND has_table_privilege(c.oid, 'SELECT')
 )SQL";
 
 const char kSessionSql[] = "SELECT current_user, current_database(), current_setting('server_version')";

@@ -27,6 +27,19 @@ TEST(ConsoleQueries, DepthIsOneStatementForAnyNumberOfQueues)
 	EXPECT_NE(sql.find("pgmq.\"q_999\""), std::string::npos);
 }
 
+TEST(ConsoleQueries, TheCatalogAsksTheExtensionsRuleAndDuplicatesNone)
+{
+	const std::string catalog = kCatalogSql;
+	EXPECT_NE(catalog.find("pgmq._tables_running_foreign_code("), std::string::npos);
+	EXPECT_NE(catalog.find("'refused', q.refused"), std::string::npos);
+	EXPECT_NE(catalog.find("q.may_read AND rq.reason IS NULL AS readable"), std::string::npos);
+	// The rule is pgmq's: no check of its own on row security or column types.
+	for (const char *own : {"relrowsecurity", "atttypid", "16384"}) {
+		EXPECT_EQ(catalog.find(own), std::string::npos) << own;
+		EXPECT_EQ(std::string(kCountersSql).find(own), std::string::npos) << own;
+	}
+}
+
 TEST(ConsoleQueries, MessagesPageByCursorInTheOrderAsked)
 {
 	std::string newest = MessagesSql("q_jobs", MessageSource::kQueue, true);

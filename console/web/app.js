@@ -337,6 +337,7 @@
         el('h1', null, 'Queues'),
         el('span', { id: 'overview-summary', class: 'muted' })),
       el('p', { id: 'hidden-queues', class: 'notice', hidden: true }),
+      el('div', { id: 'refused-queues', class: 'notice', hidden: true }),
       el('p', { id: 'overview-error', class: 'error-line', hidden: true }),
       el('div', { class: 'table-wrap' },
         el('table', { id: 'overview', class: 'grid' }, el('thead', null, head), el('tbody'))),
@@ -445,6 +446,21 @@
     } else {
       hidden.hidden = true;
     }
+    renderRefused(data.refused_queues || []);
+  }
+
+  // Queues whose tables would run their owner's code as the console's role:
+  // named with pgmq's reason, never read (docs/console.md#safety).
+  function renderRefused(refused) {
+    const box = document.getElementById('refused-queues');
+    box.hidden = refused.length === 0;
+    if (!refused.length) return;
+    const n = refused.length;
+    const items = refused.map((q) => el('li', null, el('strong', null, q.name), `: its table carries ${q.reason}`));
+    box.replaceChildren(
+      el('p', null, `${n} ${n === 1 ? 'queue is' : 'queues are'} not read: ${n === 1 ? 'its table' : 'their tables'} ` +
+        `would run another role's code as ${state.session ? state.session.role : 'the console\'s role'}.`),
+      el('ul', null, ...items));
   }
 
   function showOverview(view, gen) {

@@ -140,7 +140,8 @@ PGMQ_FUNCTION(pgmq_create_fifo_index)
 	QueueRef queue;
 	ResolveQueue(fcinfo, 0, &queue);
 	// The index is on headers->>'x-pgmq-group': a clear error if headers is not jsonb.
-	VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
+	// CREATE INDEX runs the table's code as its owner: the shape is enough.
+	VerifyTableColumns(queue.queue_relid, queue.queue_table, TableRole::Queue);
 	SpiConnect();
 	RunCore([&] { ExecuteOnce(core::CreateGroupIndexSql(queue.queue_table)); });
 	SpiFinish();
@@ -156,7 +157,7 @@ PGMQ_FUNCTION(pgmq_create_fifo_indexes_all)
 	SpiConnect();
 	for (int i = 0; i < count; i++) {
 		const QueueRef &queue = queues[i].queue;
-		VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
+		VerifyTableColumns(queue.queue_relid, queue.queue_table, TableRole::Queue);
 		RunCore([&queue] { ExecuteOnce(core::CreateGroupIndexSql(queue.queue_table)); });
 	}
 	SpiFinish();

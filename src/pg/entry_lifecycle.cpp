@@ -16,6 +16,7 @@
 #include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/queue_relations.hpp"
+#include "pgmq/pg/table_trust.hpp"
 
 extern "C" {
 #include "catalog/pg_class_d.h"
@@ -159,9 +160,12 @@ PGMQ_FUNCTION(pgmq_purge_queue)
 	ResolveQueue(fcinfo, 0, &queue);
 	int64 count = 0;
 	SpiConnect();
+	const std::string_view name(queue.name, queue.name_len);
+	RunCore([&] { ExecuteOnce(core::LockQueueTableSql(name)); });
+	// Under that lock (on its partitions too) nothing can be attached to the
+	// table: what is checked is what TRUNCATE runs (its triggers).
+	RequireOwnCodeOnly(queue.queue_relid, "queue table", queue.queue_table);
 	RunCore([&] {
-		const std::string_view name(queue.name, queue.name_len);
-		ExecuteOnce(core::LockQueueTableSql(name));
 		ExecuteOnce(core::CountQueueSql(name));
 		bool isnull;
 		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));

@@ -12,6 +12,7 @@
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/registered_queues.hpp"
+#include "pgmq/pg/table_trust.hpp"
 #include "pgmq/pg/table_shape.hpp"
 
 extern "C" {
@@ -104,9 +105,12 @@ PGMQ_FUNCTION(pgmq_metrics)
 // pgmq.meta. In C, calling the implementation directly: SQL calling
 // pgmq.metrics(queue_name) would run whatever exact-match overload a role
 // with CREATE on schema pgmq added, as the (monitoring) caller. A meta row
-// that is not a usable queue is skipped with a WARNING. On a hot standby an
-// unlogged queue is skipped with a NOTICE: the standby has no copy of its
-// table, and reading it would fail the whole call (0A000).
+// that is not a usable queue is skipped with a WARNING, and so is a queue
+// whose table would run another role's code (table_trust.hpp), all of them
+// checked in one statement: a tenant cannot fail everyone's call by
+// attaching code to its own table. On a hot standby an unlogged queue is
+// skipped with a NOTICE: the standby has no copy of its table, and reading
+// it would fail the whole call (0A000).
 PGMQ_FUNCTION(pgmq_metrics_all)
 {
 	BeginRowsResult(fcinfo);
@@ -114,10 +118,26 @@ PGMQ_FUNCTION(pgmq_metrics_all)
 	RegisteredQueue *queues;
 	const int count = ReadRegisteredQueues(&queues);
 	const bool standby = RecoveryInProgress();
+	Oid *relids = static_cast<Oid *>(palloc(sizeof(Oid) * Max(count, 1)));
+	for (int i = 0; i < count; i++)
+		relids[i] = queues[i].queue.queue_relid;
+	ForeignCode *refused = static_cast<ForeignCode *>(palloc(sizeof(ForeignCode) * Max(count, 1)));
+	const int nrefused = count == 0 ? 0 : CheckTables(relids, count, refused);
 	for (int i = 0; i < count; i++) {
 		if (standby && get_rel_persistence(queues[i].queue.queue_relid) == RELPERSISTENCE_UNLOGGED) {
 			ereport(NOTICE, (errmsg("skipping unlogged queue \"%.*s\": a standby has no copy of its messages",
 			                        queues[i].queue.name_len, queues[i].queue.name)));
+			continue;
+		}
+		const ForeignCode *found = nullptr;
+		for (int j = 0; j < nrefused && !found; j++)
+			if (refused[j].relid == queues[i].queue.queue_relid)
+				found = &refused[j];
+		if (found) {
+			ereport(WARNING, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                  errmsg("skipping queue \"%.*s\": queue table pgmq.%s carries %s, which %s",
+			                         queues[i].queue.name_len, queues[i].queue.name,
+			                         quote_identifier(queues[i].queue.queue_table), found->carrier, found->problem)));
 			continue;
 		}
 		HeapTuple tuple = QueueMetricsTuple(queues[i].queue, PointerGetDatum(queues[i].name), rsinfo->setDesc);

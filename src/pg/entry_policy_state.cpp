@@ -39,7 +39,7 @@ void DeadLetteredCount(Datum queue_name, Oid relid, const char *table, Datum *co
 	Datum counted = Datum(0);
 	bool counted_null = true;
 	ErrorData *error = InSubtransaction([&] {
-		VerifyTableShape(relid, table, TableRole::Queue);
+		VerifyTableShape(relid, table, TableRole::Queue, AccessShareLock);
 		Oid types[1] = {TEXTOID};
 		Datum values[1] = {queue_name};
 		RunCore([&] { ExecuteOnce(core::DeadLetteredCountSql(table), 1, types, values); });

@@ -13,6 +13,7 @@
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/table_trust.hpp"
 #include "pgmq/pg/stream_result.hpp"
 
 extern "C" {
@@ -116,6 +117,9 @@ Datum MatchingQueues(FunctionCallInfo fcinfo)
 	StringInfoData queues;
 	initStringInfo(&queues);
 	const uint64 rows = ExecutePlan(bindings_plan, nullptr, nullptr);
+	Oid *relids = static_cast<Oid *>(palloc(sizeof(Oid) * Max(rows, 1)));
+	char **names = static_cast<char **>(palloc(sizeof(char *) * Max(rows, 1)));
+	int candidates = 0;
 	TupleDesc desc = SPI_tuptable->tupdesc;
 	// The columns are read as text below: refuse a table altered otherwise.
 	bool all_text = desc->natts == 3;
@@ -144,10 +148,24 @@ Datum MatchingQueues(FunctionCallInfo fcinfo)
 		// cannot make this send fail.
 		QueueRef queue;
 		if (matches && FindQueueQuietly(DatumGetTextPP(queue_datum), &queue) &&
-		    pg_class_aclcheck(queue.queue_relid, GetUserId(), ACL_INSERT) == ACLCHECK_OK)
-			AppendArrayElement(&queues, queue.name, queue.name_len);
+		    pg_class_aclcheck(queue.queue_relid, GetUserId(), ACL_INSERT) == ACLCHECK_OK) {
+			relids[candidates] = queue.queue_relid;
+			names[candidates++] = pnstrdup(queue.name, queue.name_len);
+		}
 	}
 	SPI_freetuptable(SPI_tuptable);
+	// Nor into queues whose tables would run their owner's code as the
+	// sender (table_trust.hpp): a tenant binding its trapped queue to '#'
+	// would fail everyone's sends. pgmq.send checks again under its lock.
+	ForeignCode *refused = static_cast<ForeignCode *>(palloc(sizeof(ForeignCode) * Max(candidates, 1)));
+	const int nrefused = candidates == 0 ? 0 : CheckTables(relids, candidates, refused);
+	for (int i = 0; i < candidates; i++) {
+		bool skip = false;
+		for (int j = 0; j < nrefused && !skip; j++)
+			skip = refused[j].relid == relids[i];
+		if (!skip)
+			AppendArrayElement(&queues, names[i], static_cast<int>(strlen(names[i])));
+	}
 	if (queues.len == 0)
 		appendStringInfoChar(&queues, '{');
 	appendStringInfoChar(&queues, '}');

@@ -11,6 +11,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/table_shape.hpp"
+#include "pgmq/pg/table_trust.hpp"
 
 extern "C" {
 #include "catalog/namespace.h"
@@ -449,7 +450,13 @@ void MaintainTables(const Partman &partman, MaintainedTables *list, Commits mode
 		char why[2 * NAMEDATALEN + 128];
 		int sqlstate = 0;
 		bool checked = false;
-		ErrorData *error = InSubtransaction([&] { checked = CheckMaintainedTable(&table, why, sizeof why, &sqlstate); });
+		ErrorData *error = InSubtransaction([&] {
+			checked = CheckMaintainedTable(&table, why, sizeof why, &sqlstate);
+			// As the owner, the rule refuses only code of yet another role.
+			const char *kind = table.is_archive ? "archive table" : "queue table";
+			if (checked)
+				AsTableOwner(table, [&] { RequireOwnCodeOnly(table.relid, kind, table.table); }, true);
+		});
 		if (error != nullptr || !checked) {
 			if (error != nullptr) {
 				sqlstate = error->sqlerrcode;

@@ -5,6 +5,7 @@
 #include "pgmq/pg/maintenance_worker.hpp"
 #include "pgmq/pg/notify_throttle.hpp"
 #include "pgmq/pg/policy_cache.hpp"
+#include "pgmq/pg/table_trust.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
@@ -17,6 +18,7 @@ void _PG_init(void)
 {
 	pgmq::pg::InitPlanCache();
 	pgmq::pg::InitPolicyCache();
+	pgmq::pg::InitTableTrust();
 	pgmq::pg::InitWakeup();
 	pgmq::pg::InitHeadHints();
 	pgmq::pg::InitNotifyThrottle();

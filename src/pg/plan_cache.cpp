@@ -5,13 +5,18 @@
 // may still be running further up the stack (a trigger calling pgmq on
 // another queue), so it is freed only when the transaction ends.
 //
-// The tables a per-queue plan uses are verified (table_shape.hpp) when it is
-// prepared, when the queue name resolves to another relation, and after any
-// invalidation of those tables (ALTER, DROP, ...): a relcache callback marks
-// the entry, and the next call verifies again. The hot path only compares a
-// flag and an OID. Postgres re-plans a kept plan after an ALTER by itself;
-// the result checks in executor.cpp guard the window between an ALTER's
-// commit and this backend seeing its invalidation.
+// The tables a per-queue plan uses are verified (table_shape.hpp: their
+// shape, and that they run no other role's code with the caller's rights)
+// when it is prepared, when the queue name resolves to another relation,
+// when another user calls, and after any invalidation of those tables (ALTER,
+// CREATE INDEX, CREATE TRIGGER, CREATE POLICY, ...), of a table of their
+// tree or of a role (table_trust.hpp): a relcache callback marks the entry,
+// and the next call verifies again. Each call first locks the tables with
+// the statement's own lock, which processes the invalidations that arrived
+// and makes DDL that would attach code to them wait: the hot path then only
+// compares a flag, two OIDs and a counter. Postgres re-plans a kept plan
+// after an ALTER by itself; the result checks in executor.cpp guard the
+// window between an ALTER's commit and this backend seeing its invalidation.
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/statements.hpp"
 
@@ -20,16 +25,21 @@
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/table_shape.hpp"
+#include "pgmq/pg/table_trust.hpp"
 
 extern "C" {
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
 #include "nodes/pg_list.h"
+#include "storage/lmgr.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 namespace pgmq::pg {
@@ -48,6 +58,10 @@ struct PlanEntry {
 	Oid queue_relid;    // the tables verified for this plan (InvalidOid: none)
 	Oid archive_relid;
 	Oid msg_id_sequence;  // of the queue table, for Metrics and RecentSend only
+	Oid verified_user;    // the user the tables were verified for
+	uint64 trust_generation;  // TrustGeneration() when they were
+	bool queue_tree;      // whether the tables have partitions (or children) to lock
+	bool archive_tree;
 	bool verified;      // cleared by an invalidation of either table
 };
 
@@ -56,6 +70,8 @@ struct VerifiedTables {
 	Oid queue_relid = InvalidOid;
 	Oid archive_relid = InvalidOid;
 	Oid msg_id_sequence = InvalidOid;
+	bool queue_tree = false;
+	bool archive_tree = false;
 };
 
 HTAB *plan_table = nullptr;
@@ -160,21 +176,37 @@ bool UsesArchive(core::Statement statement)
 	return statement == core::Statement::Archive || statement == core::Statement::ArchiveBatch;
 }
 
-// Verifies the shape of the tables the statement uses. May ereport.
-VerifiedTables VerifyTables(const QueueRef &queue, core::Statement statement)
+// The lock the statement takes on its tables, taken before its check.
+LOCKMODE StatementLock(core::Statement statement)
+{
+	switch (statement) {
+	case core::Statement::Metrics:
+	case core::Statement::LiveHead:
+	case core::Statement::RecentSend:
+	case core::Statement::Peek:
+		return AccessShareLock;
+	default:
+		return RowExclusiveLock;
+	}
+}
+
+// Verifies the tables the statement uses (table_shape.hpp), the queue's
+// being queue_relid. May ereport.
+VerifiedTables VerifyTables(const QueueRef &queue, Oid queue_relid, core::Statement statement, LOCKMODE lockmode)
 {
 	VerifiedTables tables;
 	const Oid namespace_oid = get_namespace_oid("pgmq", false);
-	tables.queue_relid = OidIsValid(queue.queue_relid) ? queue.queue_relid
-	                                                    : get_relname_relid(queue.queue_table, namespace_oid);
-	VerifyTableShape(tables.queue_relid, queue.queue_table, TableRole::Queue);
+	tables.queue_relid = queue_relid;
+	VerifyTableShape(tables.queue_relid, queue.queue_table, TableRole::Queue, lockmode);
+	tables.queue_tree = has_subclass(tables.queue_relid);
 	// An identity sequence changes only through ALTER TABLE on its table,
 	// which invalidates this verification.
 	if (statement == core::Statement::Metrics || statement == core::Statement::RecentSend)
 		tables.msg_id_sequence = MsgIdSequence(tables.queue_relid, queue.queue_table);
 	if (UsesArchive(statement)) {
 		tables.archive_relid = get_relname_relid(queue.archive_table, namespace_oid);
-		VerifyTableShape(tables.archive_relid, queue.archive_table, TableRole::Archive);
+		VerifyTableShape(tables.archive_relid, queue.archive_table, TableRole::Archive, lockmode);
+		tables.archive_tree = has_subclass(tables.archive_relid);
 	}
 	return tables;
 }
@@ -205,6 +237,23 @@ SPIPlanPtr Prepare(const char *queue_table, const char *archive_table, core::Sta
 
 namespace {
 
+// Locks the queue's table with lockmode and returns its OID. A table
+// dropped while this waited (and perhaps made again under its name by the
+// transaction that dropped it) is looked up again by name, as the
+// statement itself would: 42P01 when there is none.
+Oid LockQueueTable(const QueueRef &queue, LOCKMODE lockmode)
+{
+	LockRelationOid(queue.queue_relid, lockmode);
+	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(queue.queue_relid)))
+		return queue.queue_relid;
+	UnlockRelationOid(queue.queue_relid, lockmode);
+	const Oid relid = get_relname_relid(queue.queue_table, get_namespace_oid("pgmq", false));
+	if (!OidIsValid(relid))
+		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation \"pgmq.%s\" does not exist", queue.queue_table)));
+	LockRelationOid(relid, lockmode);
+	return relid;
+}
+
 // The entry of statement for queue (nullptr: a statement not tied to a
 // queue, whose key has an empty table name and which verifies no table).
 SPIPlanPtr CachedPlan(const QueueRef *queue, core::Statement statement, Oid *msg_id_sequence)
@@ -220,14 +269,33 @@ SPIPlanPtr CachedPlan(const QueueRef *queue, core::Statement statement, Oid *msg
 	key.statement = static_cast<int>(statement);
 
 	auto *entry = static_cast<PlanEntry *>(hash_search(PlanTable(), &key, HASH_FIND, nullptr));
-	if (!entry || (queue && (!entry->verified || entry->queue_relid != queue->queue_relid))) {
+	const LOCKMODE lockmode = StatementLock(statement);
+	Oid queue_relid = queue ? queue->queue_relid : InvalidOid;
+	if (queue) {
+		// The statement's own locks, before the check: the invalidations
+		// that arrived are processed (lock acquisition does it), and DDL that
+		// would attach code to the tables waits for this transaction. An
+		// invalidation only marks entries, never removes one.
+		queue_relid = LockQueueTable(*queue, lockmode);
+		if (entry && entry->queue_tree)
+			LockTree(queue_relid, lockmode);
+		if (entry && OidIsValid(entry->archive_relid)) {
+			LockRelationOid(entry->archive_relid, lockmode);
+			if (entry->archive_tree)
+				LockTree(entry->archive_relid, lockmode);
+		}
+	}
+	const Oid user = GetUserId();
+	if (!entry || (queue && (!entry->verified || entry->queue_relid != queue_relid ||
+	                         entry->verified_user != user || entry->trust_generation != TrustGeneration()))) {
 		// Verify, then prepare, before entering or updating the entry, so a
 		// failure never leaves a half-built or wrongly verified entry. Catalog
 		// lookups may process invalidations, but never add or remove entries.
 		const uint64 invalidations_before = invalidations;
+		const uint64 generation = TrustGeneration();
 		VerifiedTables tables;
 		if (queue)
-			tables = VerifyTables(*queue, statement);
+			tables = VerifyTables(*queue, queue_relid, statement, lockmode);
 		if (!entry) {
 			SPIPlanPtr plan = Prepare(queue ? queue->queue_table : "", queue ? queue->archive_table : "", statement);
 			while (hash_get_num_entries(plan_table) >= plan_cache_size)
@@ -238,6 +306,10 @@ SPIPlanPtr CachedPlan(const QueueRef *queue, core::Statement statement, Oid *msg
 		entry->queue_relid = tables.queue_relid;
 		entry->archive_relid = tables.archive_relid;
 		entry->msg_id_sequence = tables.msg_id_sequence;
+		entry->queue_tree = tables.queue_tree;
+		entry->archive_tree = tables.archive_tree;
+		entry->verified_user = user;
+		entry->trust_generation = generation;
 		// An invalidation that arrived meanwhile may concern these tables:
 		// verify again next time.
 		entry->verified = invalidations == invalidations_before;

@@ -18,6 +18,7 @@
 #include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/table_shape.hpp"
+#include "pgmq/pg/table_trust.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -25,6 +26,7 @@ extern "C" {
 #include "catalog/pg_type_d.h"
 #include "nodes/pg_list.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -46,6 +48,8 @@ struct PolicyEntry {
 	char dead_letter_table[NAMEDATALEN];
 	Oid dead_letter_relid;  // InvalidOid: no dead-letter queue, or its table is gone
 	SPIPlanPtr plans[kDeadLetterClaims];
+	Oid verified_user;        // whom both tables were last verified for (InvalidOid: no one)
+	uint64 trust_generation;  // and TrustGeneration() then
 };
 
 HTAB *policy_table = nullptr;
@@ -175,6 +179,7 @@ PolicyEntry *ValidEntry(const QueueRef &queue)
 	}
 	ReplacePlans(entry);
 	entry->valid = false;
+	entry->verified_user = InvalidOid;
 	const uint64 before = invalidations;
 	ReadPolicy(queue, entry);
 	entry->queue_relid = queue.queue_relid;
@@ -266,14 +271,34 @@ SPIPlanPtr DeadLetterPlan(const QueueRef &queue, core::Statement claim, Oid *dea
 {
 	if (!core::IsDeadLetterClaim(claim))
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq statement %d is no dead-letter claim", static_cast<int>(claim))));
+	// Both tables locked as the claim locks them, before they are checked
+	// (as PlanFor does): DDL that would attach code to them waits.
+	LockRelationOid(queue.queue_relid, RowExclusiveLock);
 	PolicyEntry *entry = ValidEntry(queue);
+	if (OidIsValid(entry->dead_letter_relid)) {
+		LockRelationOid(entry->dead_letter_relid, RowExclusiveLock);
+		// The lock processed the invalidations that arrived.
+		if (!entry->valid)
+			entry = ValidEntry(queue);
+	}
 	const int index = static_cast<int>(claim) - static_cast<int>(core::Statement::ReadDeadLetter);
 	*dead_letter_relid = entry->dead_letter_relid;
-	RequireDeadLetterTarget(queue, entry, entry->plans[index] != nullptr);
-	if (entry->plans[index])
+	const bool verified = entry->plans[index] && entry->verified_user == GetUserId() &&
+	                      entry->trust_generation == TrustGeneration();
+	RequireDeadLetterTarget(queue, entry, verified);
+	if (verified) {
+		LockTree(queue.queue_relid, RowExclusiveLock);
+		LockTree(entry->dead_letter_relid, RowExclusiveLock);
 		return entry->plans[index];
+	}
+	const uint64 generation = TrustGeneration();
 	VerifyTableShape(queue.queue_relid, queue.queue_table, TableRole::Queue);
 	VerifyTableShape(entry->dead_letter_relid, entry->dead_letter_table, TableRole::Queue);
+	// Every plan of the entry uses these two tables: verified for all of them.
+	entry->verified_user = GetUserId();
+	entry->trust_generation = generation;
+	if (entry->plans[index])
+		return entry->plans[index];
 	SPIPlanPtr plan = nullptr;
 	const char *queue_table = queue.queue_table;
 	const char *dead_letter_table = entry->dead_letter_table;

@@ -4,6 +4,7 @@
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/policy_maintenance.hpp"
+#include "pgmq/pg/table_trust.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -11,6 +12,7 @@ extern "C" {
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -60,6 +62,15 @@ int64 RunBatch(const QueueRef &queue, const QueuePolicy &policy, Step step)
 		Datum values[2] = {cutoff, Int64GetDatum(core::kRetentionBatch)};
 		const char *queue_table = queue.queue_table;
 		const char *archive_table = queue.archive_table;
+		// As the owner: the rule refuses only code of yet another role.
+		const Oid relid = step == Step::Queue ? queue.queue_relid
+		                                      : get_relname_relid(archive_table, get_rel_namespace(queue.queue_relid));
+		if (OidIsValid(relid)) {
+			LockRelationOid(relid, RowExclusiveLock);
+			LockTree(relid, RowExclusiveLock);
+			RequireOwnCodeOnly(relid, step == Step::Queue ? "queue table" : "archive table",
+			                   step == Step::Queue ? queue_table : archive_table);
+		}
 		RunCore([&] {
 			ExecuteOnce(step == Step::Queue ? core::RetentionQueueBatchSql(queue_table)
 			                                : core::RetentionArchiveBatchSql(archive_table),

@@ -1,8 +1,10 @@
 // src/pg/table_shape.cpp
-// Verifying queue and archive tables against the shape pgmq creates (see
-// table_shape.hpp). Columns are looked up by name: upgraded upstream tables
-// have another physical column order.
+// Verifying queue and archive tables against the shape pgmq creates, and
+// against the rule for what they may carry (see table_shape.hpp). Columns
+// are looked up by name: upgraded upstream tables have another physical
+// column order.
 #include "pgmq/pg/table_shape.hpp"
+#include "pgmq/pg/table_trust.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -11,6 +13,7 @@ extern "C" {
 #include "catalog/pg_class.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -61,7 +64,17 @@ char VerifyColumn(Oid relid, const char *table, TableRole role, const ExpectedCo
 
 }  // namespace
 
-void VerifyTableShape(Oid relid, const char *table, TableRole role)
+void VerifyTableShape(Oid relid, const char *table, TableRole role, LOCKMODE lockmode)
+{
+	VerifyTableColumns(relid, table, role);
+	if (lockmode != NoLock) {
+		LockRelationOid(relid, lockmode);
+		LockTree(relid, lockmode);
+	}
+	RequireOwnCodeOnly(relid, RoleName(role), table);
+}
+
+void VerifyTableColumns(Oid relid, const char *table, TableRole role)
 {
 	const char relkind = get_rel_relkind(relid);
 	if (relkind == '\0')
@@ -88,7 +101,7 @@ Oid MsgIdSequence(Oid relid, const char *table)
 	const Oid sequence = msg_id == InvalidAttrNumber ? InvalidOid : IdentitySequence(relid, msg_id, true);
 	if (!OidIsValid(sequence)) {
 		// The precise error when the table is not pgmq's shape at all.
-		VerifyTableShape(relid, table, TableRole::Queue);
+		VerifyTableColumns(relid, table, TableRole::Queue);
 		ereport(ERROR, (errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 		                errmsg("column \"msg_id\" of queue table \"pgmq.%s\" is not an identity column", table),
 		                errhint("%s", kHint)));

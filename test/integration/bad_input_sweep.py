@@ -246,6 +246,14 @@ def regclasses():
     ]
 
 
+def regclass_arrays():
+    return [("empty", [])] + [(what, [value]) for what, value in regclasses()] + [
+        ("a NULL element", ["pgmq.q_victim", None]),
+        ("every catalog", ["pg_catalog.pg_class", "pg_catalog.pg_proc", "pg_catalog.pg_depend"]),
+        ("the same twice", ["pgmq.q_victim", "pgmq.q_victim"]),
+    ]
+
+
 BAD_VALUES = {
     "text": None,  # names() or texts(), by argument name
     "integer": int4s,
@@ -258,6 +266,7 @@ BAD_VALUES = {
     "timestamp with time zone": timestamps,
     "interval": intervals,
     "regclass": regclasses,
+    "regclass[]": regclass_arrays,
 }
 
 NAME_ARGUMENTS = {"queue_name", "table_name", "dead_letter_queue", "source", "target"}
@@ -318,6 +327,7 @@ GOOD_BY_TYPE = {
     "timestamp with time zone": "2000-01-01 00:00:00+00",
     "interval": "1 hour",
     "regclass": "pgmq.q_victim",
+    "regclass[]": ["pgmq.q_victim", "pgmq.a_victim"],
 }
 
 

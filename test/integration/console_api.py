@@ -15,16 +15,23 @@ must and costs what it says (docs/console.md).
     a header filter that is not an object, a limit out of range), a body
     over the limit 413;
   - a queue owner's code never runs as the console's role: queue tables
-    with a row-security policy calling a function, a view in place of the
-    table, or a column of the owner's own type are left out (counted as
-    hidden) and the function never runs, though the same SELECT run
-    directly as that role does run it;
+    with a row-security policy calling a function, a column of the owner's
+    own type, a partial index whose predicate calls the owner's function
+    (folded by the planner as the planning role), triggers, are listed as
+    refused with pgmq's reason and never read, their pages and messages
+    answer 403, a purge or a redrive that would fire their triggers is
+    refused (and pgmq.purge_queue itself refuses); a view in place of the
+    table is left out; the functions never run, and the owner is not made
+    superuser by a console run as a superuser, though the same SELECT run
+    directly as that role does run them; a pgmq without the rule
+    (_tables_running_foreign_code) gets 503, no queue read;
   - no secret: the password in the connection string appears in no answer;
   - slow clients: ten connections sending a request a byte at a time do not
     delay an overview, and are cut off at the request deadline (5 s);
   - cost: an overview runs the same number of statements (counted in the
-    server log with log_statement = all for the console's role) for 3 and
-    for 1,003 queues, and answers for 1,003 queues in under a second.
+    server log with log_statement = all for the console's role: a
+    transaction of two) for 3 and for 1,003 queues, and answers for 1,003
+    queues in under a second.
 
 Runs against PGHOST/PGPORT/PGUSER (a superuser) with the console built at
 build/console/pgmq-console (PGMQ_CONSOLE_BIN overrides); exit 0 is a pass.
@@ -143,7 +150,9 @@ def limited_role(admin):
         c.stop()
 
 
-TRAPS = ("trap_rls", "trap_view", "trap_type")
+TRAPS = ("trap_rls", "trap_view", "trap_type", "trap_predicate", "trap_trigger", "trap_redrive", "trap_redrive_dlq")
+# Listed as refused (with a reason) rather than read; the view is no table.
+REFUSED = ("trap_predicate", "trap_redrive_dlq", "trap_rls", "trap_trigger", "trap_type")
 
 
 def make_traps(admin):
@@ -163,6 +172,25 @@ def make_traps(admin):
         tenant.execute("CREATE VIEW pgmq.q_trap_view AS SELECT * FROM pgmq.q_trap_view_data WHERE public.console_trap()")
         tenant.execute("CREATE DOMAIN pgmq.trap_domain AS integer")
         tenant.execute("ALTER TABLE pgmq.q_trap_type ADD COLUMN extra pgmq.trap_domain")
+        # The tenant's own code, which makes it superuser when a superuser
+        # runs it: in a partial index's predicate (IMMUTABLE, so the planner
+        # folds it) and in triggers (TRUNCATE for purge, DELETE for redrive).
+        tenant.execute("CREATE FUNCTION pgmq.trap_escalate() RETURNS boolean LANGUAGE plpgsql AS $$BEGIN "
+                       "IF current_user <> 'console_tenant' THEN INSERT INTO public.console_trap_log "
+                       "VALUES (current_user); END IF; IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
+                       "THEN EXECUTE 'ALTER ROLE console_tenant SUPERUSER'; END IF; RETURN true; END$$")
+        tenant.execute("CREATE FUNCTION pgmq.trap_always() RETURNS boolean LANGUAGE sql IMMUTABLE "
+                       "AS 'SELECT pgmq.trap_escalate()'")
+        tenant.execute("CREATE INDEX ON pgmq.q_trap_predicate (msg_id) WHERE pgmq.trap_always()")
+        tenant.execute("CREATE FUNCTION pgmq.trap_trigger() RETURNS trigger LANGUAGE plpgsql AS "
+                       "$$BEGIN PERFORM pgmq.trap_escalate(); RETURN NULL; END$$")
+        for queue in ("trap_trigger", "trap_redrive_dlq"):
+            tenant.execute(f"CREATE TRIGGER trap AFTER INSERT OR DELETE OR UPDATE ON pgmq.q_{queue} "
+                           "FOR EACH ROW EXECUTE FUNCTION pgmq.trap_trigger()")
+            tenant.execute(f"CREATE TRIGGER trap_truncate AFTER TRUNCATE ON pgmq.q_{queue} "
+                           "FOR EACH STATEMENT EXECUTE FUNCTION pgmq.trap_trigger()")
+        tenant.execute("SELECT pgmq.set_dead_letter_queue('trap_redrive', 'trap_redrive_dlq', 3)")
+        tenant.execute("""SELECT pgmq.send('trap_redrive_dlq', '{}', '{"x-pgmq-dead-letter": {"queue": "trap_redrive"}}'::jsonb)""")
         for queue in TRAPS:
             tenant.execute(f"GRANT SELECT ON pgmq.q_{queue}, pgmq.q_{queue}_msg_id_seq TO console_viewer")
 
@@ -171,22 +199,91 @@ def trap_ran(admin):
     return admin.execute("SELECT count(*) FROM public.console_trap_log").fetchone()[0]
 
 
+def tenant_is_superuser(admin):
+    return admin.execute("SELECT rolsuper FROM pg_roles WHERE rolname = 'console_tenant'").fetchone()[0]
+
+
+def refused_names(overview):
+    return sorted(q["name"] for q in overview.get("refused_queues", []))
+
+
 def queue_owner_code(admin):
     make_traps(admin)
     c = Console("console_viewer", actions=True)
     try:
         status, overview = c.get("/api/overview")
         names = [q["name"] for q in overview.get("queues", [])]
-        check(status == 200 and names == ["mine"], f"owner's code: the trap queues are left out ({names})")
-        for queue in TRAPS:
-            status, _ = c.get(f"/api/queues/{queue}/messages")
-            check(status == 404, f"owner's code: {queue}'s messages answer 404")
+        # trap_redrive's own table is clean (its dead-letter queue is not).
+        check(status == 200 and names == ["mine", "trap_redrive"],
+              f"owner's code: the trap queues are not read ({names})")
+        check(refused_names(overview) == sorted(REFUSED),
+              f"owner's code: they are listed as refused ({refused_names(overview)})")
+        reasons = {q["name"]: q["reason"] for q in overview.get("refused_queues", [])}
+        check("calls function pgmq.trap_always()" in reasons.get("trap_predicate", ""),
+              f"owner's code: the reason names the predicate's function ({reasons.get('trap_predicate')})")
+        check("trigger trap on table pgmq.q_trap_trigger" in reasons.get("trap_trigger", ""),
+              f"owner's code: the reason names the trigger ({reasons.get('trap_trigger')})")
+        for queue in REFUSED:
+            status, body = c.get(f"/api/queues/{queue}/messages")
+            check(status == 403 and "its table carries" in body.get("error", ""),
+                  f"owner's code: {queue}'s messages answer 403 with the reason ({status})")
+            status, _ = c.get(f"/api/queues/{queue}")
+            check(status == 403, f"owner's code: {queue}'s page answers 403")
+        status, _ = c.get("/api/queues/trap_view/messages")
+        check(status == 404, "owner's code: the view in the queue's place answers 404")
         check(trap_ran(admin) == 0, "owner's code: the owner's function never ran as the console's role")
     finally:
         c.stop()
+    # A console run as a superuser (the queues' owner): the same, and its
+    # actions do not fire the owner's triggers.
+    c = Console("console_admin", actions=True)
+    try:
+        status, overview = c.get("/api/overview")
+        names = [q["name"] for q in overview.get("queues", [])]
+        check(status == 200 and not set(names) & set(REFUSED) and "mine" in names,
+              f"superuser's console: the trap queues are not read ({names})")
+        check(refused_names(overview) == sorted(REFUSED),
+              f"superuser's console: they are listed as refused ({refused_names(overview)})")
+        before = count(admin, "trap_trigger")
+        status, body = c.act("trap_trigger", "purge")
+        check(status == 403 and body.get("sqlstate") == "42501" and "trigger trap" in body.get("error", ""),
+              f"superuser's console: purging a queue whose table has the owner's triggers answers 403 ({body})")
+        check(count(admin, "trap_trigger") == before, "superuser's console: that queue keeps its messages")
+        dead = count(admin, "trap_redrive_dlq")
+        status, body = c.act("trap_redrive", "redrive")
+        check(status == 403 and "trap_redrive_dlq" in body.get("error", ""),
+              f"superuser's console: a redrive out of a dead-letter queue with triggers answers 403 ({body})")
+        check(count(admin, "trap_redrive_dlq") == dead, "superuser's console: the dead letters stay")
+        check(trap_ran(admin) == 0 and not tenant_is_superuser(admin),
+              "superuser's console: the owner's code never ran, the owner is not superuser")
+    finally:
+        c.stop()
+    # pgmq itself refuses too, whoever asks it.
+    try:
+        admin.execute("SELECT pgmq.purge_queue('trap_trigger')")
+        check(False, "pgmq.purge_queue of that queue by a superuser is refused")
+    except psycopg.errors.InsufficientPrivilege as e:
+        check("trigger trap" in str(e), f"pgmq.purge_queue of that queue by a superuser is refused ({e})")
     with psycopg.connect(dbname=DB, user="console_viewer", autocommit=True) as viewer:
         viewer.execute("SELECT count(*) FROM pgmq.q_trap_rls").fetchone()
     check(trap_ran(admin) == 1, "owner's code: (the same SELECT run directly does run it)")
+    admin.execute("SELECT count(*) FROM pgmq.q_trap_predicate WHERE msg_id > 0").fetchone()
+    check(tenant_is_superuser(admin), "owner's code: (a superuser's SELECT run directly makes the owner superuser)")
+    admin.execute("ALTER ROLE console_tenant NOSUPERUSER")
+
+
+def without_the_rule(admin):
+    """An older pgmq, without _tables_running_foreign_code: nothing is read."""
+    admin.execute("ALTER EXTENSION pgmq DROP FUNCTION pgmq._tables_running_foreign_code(regclass[])")
+    admin.execute("DROP FUNCTION pgmq._tables_running_foreign_code(regclass[])")
+    c = Console("console_admin", actions=True)
+    try:
+        for path in ("/api/overview", "/api/queues/mine", "/api/queues/mine/messages"):
+            status, body = c.get(path)
+            check(status == 503 and "ALTER EXTENSION pgmq UPDATE" in body.get("error", ""),
+                  f"without the rule: {path} answers 503 ({status} {body.get('error')})")
+    finally:
+        c.stop()
 
 
 def cross_site_and_bad_input(admin):
@@ -297,7 +394,9 @@ def cost(admin):
     try:
         time.sleep(0.5)
         status, few, few_statements, _ = overview_statements(c, log)
-        check(status == 200 and few_statements == 2, f"cost: {few} queues, {few_statements} statements")
+        # BEGIN, the catalog, the depth, COMMIT: the catalog locks what it
+        # checks, and the depth reads those tables in the same transaction.
+        check(status == 200 and few_statements == 4, f"cost: {few} queues, {few_statements} statements")
         admin.execute("SELECT pgmq.create('many_' || i) FROM generate_series(1, 1000) AS i")
         admin.execute("SELECT pgmq.send('many_' || i, '{}') FROM generate_series(1, 1000, 7) AS i")
         admin.execute("SELECT pgmq.read('many_' || i, 600, 1) FROM generate_series(1, 1000, 14) AS i")
@@ -338,6 +437,7 @@ def main():
             queue_owner_code(admin)
             cross_site_and_bad_input(admin)
             cost(admin)
+            without_the_rule(admin)
     finally:
         with psycopg.connect(dbname="postgres", autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")

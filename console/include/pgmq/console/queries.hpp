@@ -1,8 +1,9 @@
 // console/include/pgmq/console/queries.hpp
 // The SQL the console runs. All of it runs as the connecting role, with
 // search_path set to pg_catalog; pgmq's functions are schema-qualified.
-// An overview costs two statements whatever the number of queues: the
-// catalog (queues, privileges, pgmq.metrics, policies, partitions) and one
+// An overview costs one transaction of two statements whatever the number
+// of queues: the catalog (queues, privileges, pgmq's rule for what a queue
+// table may carry, pgmq.metrics, policies, partitions) and one
 // UNION ALL over the queue tables that hold messages not visible now,
 // splitting them into leased and delayed and finding the oldest visible
 // one (in a queue whose messages are all visible, the oldest message is).
@@ -14,7 +15,8 @@
 namespace pgmq::console {
 
 // One row per queue ($1: one queue's name, or NULL for all), with a single
-// json column (see queries.cpp for the keys).
+// json column (see queries.cpp for the keys). Locks the tables it finds
+// readable until the end of the transaction.
 extern const char kCatalogSql[];
 // Sampler: queue, relid, rows inserted and rows updated (the queue tables'
 // statistics, summed over partitions), for the queues the role may read.
