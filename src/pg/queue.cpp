@@ -53,7 +53,9 @@ void RequireQueue(QueueRef *queue)
 {
 	if (!QueueExists(queue))
 		ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-		                errmsg("queue \"%.*s\" does not exist", queue->name_len, queue->name)));
+		                errmsg("queue \"%.*s\" does not exist", queue->name_len, queue->name),
+		                errhint("SELECT queue_name FROM pgmq.list_queues() lists the queues; "
+		                        "SELECT pgmq.create('%.*s') creates this one.", queue->name_len, queue->name)));
 }
 
 }  // namespace
