@@ -34,6 +34,7 @@ build/console/pgmq-console (PGMQ_CONSOLE_BIN overrides); exit 0 is a pass.
 """
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -104,6 +105,26 @@ class Console:
         hdrs.update(headers or {})
         status, text = self.request(f"/api/queues/{queue}/{action}", "POST", body, hdrs)
         return status, json.loads(text)
+
+
+def page_modules(c):
+    """Every script the page loads (index.html's module and what each
+    module imports), with the status and Content-Type it is served with."""
+    seen = {}
+    status, index = c.request("/")
+    todo = re.findall(r'<script type="module" src="([^"]+)"', index) if status == 200 else []
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        req = urllib.request.Request(f"http://127.0.0.1:{c.port}{path}", headers={"Host": f"127.0.0.1:{c.port}"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                seen[path] = (r.status, r.headers.get("Content-Type", ""))
+                todo += ["/" + m for m in re.findall(r"from '\./([\w.]+)'", r.read().decode())]
+        except urllib.error.HTTPError as e:
+            seen[path] = (e.code, "")
+    return seen
 
 
 def count(conn, queue):
@@ -253,7 +274,11 @@ def cross_site_and_bad_input(admin):
         status, body = c.get("/api/queues/%22%3B%20DROP%20TABLE%20x/messages")
         check(status == 404, f"bad input: a quoted name answers 404 ({body})")
 
-        texts = [c.request(p)[1] for p in ("/", "/app.js", "/api/session", "/api/overview", "/api/queues/mine",
+        modules = page_modules(c)
+        check(len(modules) > 5 and all(status == 200 and kind.startswith("text/javascript")
+                                       for status, kind in modules.values()),
+              f"the page's {len(modules)} script modules are all served, as JavaScript ({modules})")
+        texts = [c.request(p)[1] for p in ("/", "/main.js", "/api/session", "/api/overview", "/api/queues/mine",
                                            "/api/queues/mine/messages", "/api/queues/nope")]
         check(all(PASSWORD not in t for t in texts), "no secret: the password is in no answer")
         check(c.session["role"] == "console_admin", "the session names the connecting role")
