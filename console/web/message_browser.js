@@ -133,6 +133,11 @@ function showBrowseError(text) {
 }
 
 export async function loadMessages(page, gen) {
+  // Only the latest request is shown: an answer for the tab or page left
+  // meanwhile may arrive after the one asked for since.
+  page.latestLoad += 1;
+  const ticket = page.latestLoad;
+  const stale = () => gen !== state.generation || ticket !== page.latestLoad;
   const params = new URLSearchParams();
   params.set('source', page.source);
   params.set('order', page.order);
@@ -147,13 +152,13 @@ export async function loadMessages(page, gen) {
   try {
     data = await api(`${apiQueue(page.name)}/messages?${params}`);
   } catch (e) {
-    if (gen !== state.generation) return;
+    if (stale()) return;
     table.removeAttribute('aria-busy');
     showBrowseError(errorText(e));
     loaded(table);
     return;
   }
-  if (gen !== state.generation) return;
+  if (stale()) return;
   showBrowseError('');
   page.nextCursor = data.next_cursor === undefined ? null : data.next_cursor;
   renderMessages(page, data);

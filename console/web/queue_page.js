@@ -31,6 +31,7 @@ export function showQueue(view, gen, name) {
     limit: 50,
     cursors: [null], // cursor of each page seen; last = the current page
     nextCursor: null,
+    latestLoad: 0, // the number of the last messages request (older answers are dropped)
   };
 
   append(view, [
