@@ -52,3 +52,8 @@ export function lastOf(a) {
   return Array.isArray(a) && a.length ? a[a.length - 1] : null;
 }
 
+// "a", "a" and "b", "a", "b" and "c": queue names in a sentence.
+export function quotedList(names) {
+  const quoted = names.map((n) => `"${n}"`);
+  return quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}` : quoted.join('');
+}

@@ -9,7 +9,7 @@ export const ALERTS = {
   },
   dead_letters: {
     short: 'dead letters waiting',
-    long: 'Messages wait in its dead-letter queue: they reached their delivery limit.',
+    long: 'Messages wait in its dead-letter queue: they reached their delivery limit, or a consumer set them aside.',
   },
   default_partition: {
     short: 'overran its partitions',
@@ -21,10 +21,20 @@ export const ALERTS = {
   },
 };
 
+// A queue that other queues dead-letter into (its dead_letter_for).
+export function isDeadLetterQueue(q) {
+  return Array.isArray(q.dead_letter_for) && q.dead_letter_for.length > 0;
+}
+
 export function badges(q) {
   const out = [];
   if (q.paused) out.push(el('span', { class: 'badge badge-paused', 'data-badge': 'paused' }, 'paused'));
   if (q.partitioned) out.push(el('span', { class: 'badge badge-part', 'data-badge': 'partitioned' }, 'partitioned'));
   if (q.unlogged) out.push(el('span', { class: 'badge', 'data-badge': 'unlogged' }, 'unlogged'));
+  if (isDeadLetterQueue(q)) {
+    out.push(el('span', {
+      class: 'badge badge-dead', 'data-badge': 'dead-letter-queue', title: `Dead-letter queue of ${q.dead_letter_for.join(', ')}`,
+    }, 'dead-letter queue'));
+  }
   return out;
 }

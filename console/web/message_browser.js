@@ -2,9 +2,17 @@
 // letters (tabs), newest or oldest first, filtered by headers or a JSON path,
 // a page at a time. Browsing is a plain SELECT on the server: it leases
 // nothing.
+//
+// Dead letters (the Dead letters tab, and the messages of a dead-letter
+// queue) also show why each was set aside, from the headers pgmq wrote:
+// x-pgmq-dead-letter (source queue, reason, deliveries, when moved) and
+// x-pgmq-failures (the last failures a consumer reported). Anyone who may
+// send to a queue can write those headers, so any JSON may be in them: they
+// are shown as text, whatever they hold.
 import { api, apiQueue, errorText } from './api_client.js';
-import { append, clear, el } from './dom.js';
+import { append, clear, el, queueHref } from './dom.js';
 import { fmtDuration, jsonText, parseTs } from './format.js';
+import { isDeadLetterQueue } from './labels.js';
 import { state } from './shell.js';
 
 const SOURCES = [
@@ -188,18 +196,114 @@ function timeCell(col, text, relative) {
   return td;
 }
 
+// ------------------------------------------------------------ dead letters
+
+function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+// A header value as text (null when absent): a string as it is, anything
+// else as its JSON.
+function valueText(v) {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function deadLetterOf(m) {
+  return isObject(m.headers) && isObject(m.headers['x-pgmq-dead-letter']) ? m.headers['x-pgmq-dead-letter'] : {};
+}
+
+function failuresOf(m) {
+  return isObject(m.headers) && Array.isArray(m.headers['x-pgmq-failures']) ? m.headers['x-pgmq-failures'] : [];
+}
+
+// The text in a block of its own, which style.css can give a width.
+function textCell(col, text, cls) {
+  if (text === null) return el('td', { 'data-col': col, class: `${cls} none` }, '—');
+  return el('td', { 'data-col': col, class: cls }, el('div', null, text));
+}
+
+// The failures a consumer reported (pgmq.retry, pgmq.dead_letter), oldest
+// first: each reason, and which delivery failed; when, in the title.
+function failuresCell(m) {
+  const failures = failuresOf(m);
+  const td = el('td', { 'data-col': 'failures', class: failures.length ? 'failures' : 'failures none' });
+  if (failures.length === 0) {
+    td.textContent = '—';
+    return td;
+  }
+  const list = el('ol', { class: 'failure-list' });
+  for (const f of failures) {
+    const reason = valueText(isObject(f) ? f.reason : f);
+    const delivery = isObject(f) ? valueText(f.read_ct) : null;
+    const at = isObject(f) ? valueText(f.at) : null;
+    list.append(el('li', { title: at ? `at ${at}` : null },
+      el('span', { class: 'failure-reason' }, reason === null ? '(no reason)' : reason),
+      delivery === null ? null : el('span', { class: 'failure-delivery muted' }, ` · delivery ${delivery}`)));
+  }
+  td.append(list);
+  return td;
+}
+
+// The columns of the dead-letter view; withSource: the queue each came
+// from (a dead-letter queue's own page, where they come from several).
+function deadLetterColumns(withSource) {
+  return [
+    { label: 'msg_id', num: true, cell: (m) => el('td', { class: 'num', 'data-col': 'msg_id' }, String(m.msg_id)) },
+    withSource && {
+      label: 'From queue',
+      title: 'The queue it was dead-lettered from',
+      cell: (m) => {
+        const from = valueText(deadLetterOf(m).queue);
+        if (from === null) return el('td', { 'data-col': 'dl_queue', class: 'none' }, '—');
+        return el('td', { 'data-col': 'dl_queue' }, el('a', { href: queueHref(from) }, from));
+      },
+    },
+    {
+      label: 'Reason',
+      title: 'Why it was set aside: max_deliveries reached, or the reason its consumer gave',
+      cell: (m) => textCell('dl_reason', valueText(deadLetterOf(m).reason), 'reason'),
+    },
+    {
+      label: 'Deliveries',
+      num: true,
+      title: 'How many times it was delivered before it was set aside',
+      cell: (m) => textCell('dl_deliveries', valueText(deadLetterOf(m).read_ct), 'num'),
+    },
+    {
+      label: 'Moved at',
+      title: 'When it was moved to the dead-letter queue',
+      cell: (m) => timeCell('dl_moved_at', valueText(deadLetterOf(m).moved_at), false),
+    },
+    { label: 'Last failures', title: 'The failures its consumers reported, oldest first', cell: failuresCell },
+  ].filter(Boolean);
+}
+
+// ----------------------------------------------------------------- table
+
+function messageColumns(page) {
+  const archive = page.source === 'archive';
+  return [
+    { label: 'msg_id', num: true, cell: (m) => el('td', { class: 'num', 'data-col': 'msg_id' }, String(m.msg_id)) },
+    { label: 'read_ct', num: true, cell: (m) => el('td', { class: 'num', 'data-col': 'read_ct' }, String(m.read_ct)) },
+    { label: 'Enqueued at', cell: (m) => timeCell('enqueued_at', m.enqueued_at, false) },
+    archive
+      ? { label: 'Archived at', cell: (m) => timeCell('archived_at', m.archived_at, false) }
+      : { label: 'Visible at (vt)', cell: (m) => timeCell('vt', m.vt, true) },
+  ];
+}
+
 function renderMessages(page, data) {
   const table = document.getElementById('messages');
   clear(table);
-  const archive = page.source === 'archive';
+  const onDeadLetterQueue = page.source === 'queue' && isDeadLetterQueue(page.info.queue);
+  const deadView = page.source === 'dead' || onDeadLetterQueue;
   table.dataset.source = page.source;
   table.dataset.order = page.order;
-  const timeCol = archive ? 'Archived at' : 'Visible at (vt)';
+  table.dataset.view = deadView ? 'dead-letters' : 'messages';
+  const columns = deadView ? deadLetterColumns(onDeadLetterQueue) : messageColumns(page);
   table.append(el('thead', null, el('tr', null,
-    el('th', { class: 'num', scope: 'col' }, 'msg_id'),
-    el('th', { class: 'num', scope: 'col' }, 'read_ct'),
-    el('th', { scope: 'col' }, 'Enqueued at'),
-    el('th', { scope: 'col' }, timeCol),
+    columns.map((c) => el('th', { class: c.num ? 'num' : null, scope: 'col', title: c.title || null }, c.label)),
     el('th', { scope: 'col' }, 'Headers'),
     el('th', { scope: 'col' }, 'Message'))));
   const tbody = el('tbody');
@@ -208,10 +312,7 @@ function renderMessages(page, data) {
     const headers = el('pre', { class: 'json' }, jsonText(m.headers, false));
     const body = el('pre', { class: 'json' }, jsonText(m.message, false));
     const tr = el('tr', { 'data-msg-id': m.msg_id, 'data-read-ct': m.read_ct, title: 'Click to expand' },
-      el('td', { class: 'num', 'data-col': 'msg_id' }, String(m.msg_id)),
-      el('td', { class: 'num', 'data-col': 'read_ct' }, String(m.read_ct)),
-      timeCell('enqueued_at', m.enqueued_at, false),
-      timeCell(archive ? 'archived_at' : 'vt', archive ? m.archived_at : m.vt, !archive),
+      columns.map((c) => c.cell(m)),
       el('td', { 'data-col': 'headers' }, headers),
       el('td', { 'data-col': 'message' }, body));
     tr.addEventListener('click', () => {
@@ -223,7 +324,7 @@ function renderMessages(page, data) {
   }
   if (msgs.length === 0) {
     const filtered = page.header || page.path;
-    tbody.append(el('tr', { class: 'empty' }, el('td', { colspan: 6 },
+    tbody.append(el('tr', { class: 'empty' }, el('td', { colspan: columns.length + 2 },
       filtered ? 'No message matches the filter.' : 'No messages.')));
   }
   table.append(tbody);

@@ -2,8 +2,8 @@
 // actions, refreshed every 5 s, above its message browser.
 import { ApiError, api, apiQueue, errorText } from './api_client.js';
 import { append, clear, el, queueHref } from './dom.js';
-import { fmtDuration, fmtInt, fmtRate, fmtTime, lastOf } from './format.js';
-import { ALERTS, badges } from './labels.js';
+import { fmtDuration, fmtInt, fmtRate, fmtTime, lastOf, quotedList } from './format.js';
+import { ALERTS, badges, isDeadLetterQueue } from './labels.js';
 import { browsePanel, loadMessages, renderTabs } from './message_browser.js';
 import { REFRESH_MS, actionsOn, runAction, setConn, showStatus, state } from './shell.js';
 import { sparkline, sparkTitle } from './sparkline.js';
@@ -144,14 +144,25 @@ function renderQueueInfo(page, gen) {
     el('span', { title: sparkTitle(q.read_rate, 'reads/s') }, sparkline(q.read_rate, 'reads/s')));
   dl.append(el('div', { class: 'summary-wide' }, spark));
 
-  renderPolicies(page.info.policies);
+  renderPolicies(q, page.info.policies);
   renderPartitions(page.info.partitions || []);
   renderActions(page, gen);
 }
 
-function renderPolicies(p) {
+function renderPolicies(q, p) {
   const tbody = document.getElementById('policies').tBodies[0];
   clear(tbody);
+  // A dead-letter queue names the queues whose dead letters it holds.
+  if (isDeadLetterQueue(q)) {
+    const links = [];
+    for (const source of q.dead_letter_for) {
+      if (links.length) links.push(', ');
+      links.push(el('a', { href: queueHref(source) }, source));
+    }
+    tbody.append(el('tr', { 'data-policy': 'dead_letter_for' },
+      el('th', { scope: 'row' }, 'Dead-letter queue of'),
+      el('td', { 'data-value': q.dead_letter_for.join(',') }, links)));
+  }
   const unset = [];
   for (const [key, label, fmt] of POLICY_ROWS) {
     const v = p ? p[key] : null;
@@ -225,12 +236,29 @@ function renderActions(page, gen) {
         return;
       }
       const waiting = q.dead_lettered === null || q.dead_lettered === undefined ? 'the' : fmtInt(q.dead_lettered);
-      const what = n === null ? `all ${waiting} dead-lettered messages` : `up to ${fmtInt(n)} dead-lettered messages`;
-      if (await runAction(
-        `Redrive queue "${name}"?\n\nMoves ${what} of "${name}" from "${q.dead_letter_queue}" back to "${name}", oldest first, visible at once.`,
+      const moves = `dead-lettered messages of "${name}" from "${q.dead_letter_queue}" back to "${name}"`;
+      const order = `in the order they had in "${name}"`;
+      const what = n === null
+        ? `all ${waiting} ${moves}, ${order}`
+        : `up to ${fmtInt(n)} ${moves}: the first ${fmtInt(n)} ${order}`;
+      if (await runAction(`Redrive queue "${name}"?\n\nMoves ${what}, visible at once.`,
         `${apiQueue(name)}/redrive`, { qty: n })) after();
     });
     box.append(el('span', { class: 'action-group' }, btn, qty));
+  }
+
+  if (isDeadLetterQueue(q)) {
+    const btn = el('button', {
+      id: 'action-redrive-all', type: 'button', class: 'btn', title: 'Send every dead letter back to the queue it came from',
+    }, 'Redrive all');
+    btn.addEventListener('click', async () => {
+      if (await runAction(
+        `Redrive every dead letter in "${name}"?\n\nMoves each message of "${name}" back to the queue it was dead-lettered from ` +
+        `(it is the dead-letter queue of ${quotedList(q.dead_letter_for)}), in the order they had there, visible at once. ` +
+        `Messages sent to "${name}" directly, or from a queue that no longer exists, stay.`,
+        `${apiQueue(name)}/redrive_all`, {})) after();
+    });
+    box.append(btn);
   }
 
   if (q.paused) {
