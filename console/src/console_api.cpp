@@ -375,11 +375,29 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 			long long count = ToLong(session.Exec("SELECT pgmq.redrive($1, $2, $3::int)", {dead, name, qty}).at(0).at(0));
 			return json{{"done", "moved " + Plural(count) + " from " + dead + " back to " + name}, {"count", count}};
 		}
+		if (action == "redrive_all") {
+			// As purge: pgmq's own function decides what the role may do.
+			json queues = json::array();
+			long long count = 0;
+			std::string to;
+			for (const Row &row : session.Exec("SELECT queue_name, redriven FROM pgmq.redrive_all($1)", {name})) {
+				long long moved = ToLong(row.at(1));
+				queues.push_back(json{{"queue_name", row.at(0).value_or("")}, {"redriven", moved}});
+				to += (to.empty() ? "" : ", ") + std::to_string(moved) + " to " + row.at(0).value_or("");
+				count += moved;
+			}
+			std::string done = "moved " + Plural(count) + " from " + name;
+			if (queues.size() == 1)
+				done += " back to " + queues[0].at("queue_name").get<std::string>();
+			else if (queues.size() > 1)
+				done += " back to their queues: " + to;
+			return json{{"done", done}, {"count", count}, {"queues", std::move(queues)}};
+		}
 		if (action == "pause" || action == "resume") {
 			session.Exec("SELECT pgmq." + action + "($1)", {name});
 			return json{{"done", (action == "pause" ? "paused " : "resumed ") + name}, {"count", 0}};
 		}
-		throw ApiError(404, "no action \"" + action + "\" (purge, redrive, pause, resume)");
+		throw ApiError(404, "no action \"" + action + "\" (purge, redrive, redrive_all, pause, resume)");
 	});
 }
 

@@ -28,7 +28,7 @@ class ConsoleApi {
 	nlohmann::json Overview();
 	nlohmann::json Queue(const std::string &name);
 	nlohmann::json Messages(const std::string &name, const MessageQuery &query);
-	// action: purge, redrive, pause, resume; body: the request's JSON.
+	// action: purge, redrive, redrive_all, pause, resume; body: the request's JSON.
 	nlohmann::json Act(const std::string &name, const std::string &action, const std::string &body);
 
   private:

@@ -77,14 +77,12 @@ ConsoleServer::ConsoleServer(ConsoleApi &api, const RequestGuard &guard)
 		return httplib::Server::HandlerResponse::Handled;
 	});
 
-	auto asset = [this](const char *path, const char *content, std::size_t size, const char *type) {
-		server_.Get(path, [content, size, type](const httplib::Request &, httplib::Response &response) {
-			response.set_content(content, size, type);
+	for (std::size_t i = 0; i < kAssetCount; ++i) {
+		const Asset &asset = kAssets[i];
+		server_.Get(asset.route, [&asset](const httplib::Request &, httplib::Response &response) {
+			response.set_content(asset.content, asset.size, asset.type);
 		});
-	};
-	asset("/", kIndexHtml, kIndexHtmlSize, "text/html; charset=utf-8");
-	asset("/app.js", kAppJs, kAppJsSize, "text/javascript; charset=utf-8");
-	asset("/style.css", kStyleCss, kStyleCssSize, "text/css; charset=utf-8");
+	}
 
 	server_.Get("/api/session", [this](const httplib::Request &, httplib::Response &response) {
 		Answer(response, [&] { return api_.Session(); });
@@ -112,7 +110,7 @@ ConsoleServer::ConsoleServer(ConsoleApi &api, const RequestGuard &guard)
 			return api_.Messages(request.matches[1], query);
 		});
 	});
-	server_.Post(std::string(kQueueRoute) + "/(purge|redrive|pause|resume)",
+	server_.Post(std::string(kQueueRoute) + "/(purge|redrive_all|redrive|pause|resume)",
 				 [this](const httplib::Request &request, httplib::Response &response) {
 					 Answer(response, [&] {
 						 std::string refused = guard_.RefuseAction(Facts(request));

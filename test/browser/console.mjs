@@ -185,6 +185,18 @@ async function browse(page, fn) {
     before, { timeout: 8000 });
 }
 
+// Opens a queue's page and waits until it shows that queue and its first
+// page of messages: a change of the address's hash leaves the previous
+// page in place until the page's router runs.
+async function openQueue(page, name) {
+  await page.goto(`${BASE}/#/queue/${encodeURIComponent(name)}`);
+  await page.waitForFunction((n) => {
+    const head = document.getElementById('queue-name');
+    const table = document.getElementById('messages');
+    return head && head.textContent === n && table && Number(table.dataset.loads || 0) > 0;
+  }, name, { timeout: 10000 });
+}
+
 async function field(page, name) {
   return page.$eval(`#summary [data-field="${name}"]`, (dd) => ({ text: dd.textContent, value: dd.dataset.value }));
 }
@@ -472,10 +484,43 @@ try {
     (await page.$$('#queue-alerts li[data-alert="default_partition"]')).length === 1 &&
     (await page.$$('#partitions tbody tr.alert')).length >= 1);
 
+  // ------------------------------------------------------- dead letters
+  // payments and refunds share payments_dead (console_browser.sh): each
+  // source queue's Dead letters tab shows its own, the dead-letter queue's
+  // page all of them with the queue each came from.
+  const deadOf = (queue) => `SELECT msg_id FROM pgmq.q_payments_dead WHERE headers->'x-pgmq-dead-letter'->>'queue' = ${quoteLiteral(queue)}`;
+  // What the dead-letter view should show, from the headers pgmq wrote.
+  const sqlDeadLetters = (where, withQueue) => rows(`
+    SELECT msg_id, headers->'x-pgmq-dead-letter'->>'queue' AS queue,
+           headers->'x-pgmq-dead-letter'->>'reason' AS reason,
+           headers->'x-pgmq-dead-letter'->>'read_ct' AS deliveries,
+           headers->'x-pgmq-dead-letter'->>'moved_at' AS moved_at,
+           jsonb_path_query_array(headers, '$."x-pgmq-failures"[*].reason') AS failures
+      FROM pgmq.q_payments_dead WHERE ${where} ORDER BY msg_id DESC`).map((r) => ({
+    msg_id: Number(r.msg_id),
+    queue: withQueue ? (r.queue === null ? '—' : r.queue) : null,
+    reason: r.reason === null ? '—' : r.reason,
+    deliveries: r.deliveries === null ? '—' : r.deliveries,
+    moved_at: r.moved_at,
+    moved_shown: r.moved_at === null ? '—' : r.moved_at.slice(0, 19).replace('T', ' '),
+    failures: r.failures === null ? [] : r.failures, // no headers at all: no failures
+  }));
+  const deadLetterRows = (p) => p.$$eval('#messages tbody tr[data-msg-id]', (trs) => trs.map((tr) => {
+    const cell = (col) => tr.querySelector(`td[data-col="${col}"]`);
+    return {
+      msg_id: Number(tr.dataset.msgId),
+      queue: cell('dl_queue') ? cell('dl_queue').textContent : null,
+      reason: cell('dl_reason').textContent,
+      deliveries: cell('dl_deliveries').textContent,
+      moved_at: cell('dl_moved_at').getAttribute('title'),
+      moved_shown: cell('dl_moved_at').textContent,
+      failures: [...tr.querySelectorAll('td[data-col="failures"] .failure-reason')].map((x) => x.textContent),
+    };
+  }));
+
   // ------------------------------------------------------- queue payments
-  await page.goto(`${BASE}/#/queue/payments`);
-  await page.waitForSelector('#summary [data-field="dead_lettered"]');
-  const deadSql = "SELECT msg_id FROM pgmq.q_payments_dead WHERE headers->'x-pgmq-dead-letter'->>'queue' = 'payments'";
+  await openQueue(page, 'payments');
+  const deadSql = deadOf('payments');
   same('payments: dead letters in the summary match list_policies()', num((await field(page, 'dead_lettered')).text),
     Number(sql("SELECT dead_lettered FROM pgmq.list_policies() WHERE queue_name = 'payments'")));
   same('payments: policies shown (dead-letter queue, max deliveries, retry base)',
@@ -483,25 +528,110 @@ try {
     [['dead_letter_queue', 'payments_dead'], ['max_deliveries', '2'], ['dead_lettered', '5'], ['retry_base_seconds', '5 s'], ['retry_max_seconds', '300 s']]);
   await page.waitForSelector('#tab-dead');
   await browse(page, () => page.click('#tab-dead'));
-  same('Dead letters tab: the messages of payments in payments_dead', await messageIds(page), ids(`${deadSql} ORDER BY msg_id DESC`));
+  same('Dead letters tab: the messages of payments in payments_dead, none of refunds', await messageIds(page), ids(`${deadSql} ORDER BY msg_id DESC`));
+  same('Dead letters tab: each one\'s reason, deliveries, time moved and last failures, as its headers say',
+    await deadLetterRows(page), sqlDeadLetters("headers->'x-pgmq-dead-letter'->>'queue' = 'payments'", false));
+  {
+    const retried = (await deadLetterRows(page)).filter((r) => r.failures.length > 0);
+    same('payments: the message retried twice shows its two failures, then the delivery limit',
+      retried.map((r) => [r.reason, r.deliveries, r.failures]),
+      [['max_deliveries reached', '2', ['card declined', 'gateway timed out']]]);
+  }
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: path.join(SHOTS, 'console-dead-letters.png') });
   pass('screenshot console-dead-letters.png');
 
+  // ------------------------------------------------------- queue refunds
+  await openQueue(page, 'refunds');
+  await browse(page, () => page.click('#tab-dead'));
+  same('refunds: its Dead letters tab shows only its own (the shared queue also holds payments\')',
+    await messageIds(page), ids(`${deadOf('refunds')} ORDER BY msg_id DESC`));
+  same('refunds: the one its consumer set aside, with the reason it gave',
+    (await deadLetterRows(page)).map((r) => [r.reason, r.deliveries, r.failures]),
+    [['customer account closed', '1', ['customer account closed']]]);
+
+  // -------------------------------------------- dead-letter queue payments_dead
+  await openQueue(page, 'payments_dead');
+  check('payments_dead: badged as a dead-letter queue', (await page.$$('#queue-badges [data-badge="dead-letter-queue"]')).length === 1);
+  same('payments_dead: names the queues it holds dead letters of',
+    await page.$$eval('#policies tr[data-policy="dead_letter_for"] a', (as) => as.map((a) => a.textContent)),
+    rows("SELECT unnest(dead_letter_for) AS q FROM pgmq.queue_state('payments_dead')").map((r) => r.q));
+  same('payments_dead: every message with the queue it came from, reason, deliveries, time moved and failures',
+    await deadLetterRows(page), sqlDeadLetters('true', true));
+  same('payments_dead: actions Redrive all, Pause and Purge (no Redrive: it has no dead-letter queue itself)',
+    await page.$$eval('#actions button', (bs) => bs.map((b) => b.id)), ['action-redrive-all', 'action-pause', 'action-purge']);
+  await page.screenshot({ path: path.join(SHOTS, 'console-dead-letter-queue.png'), fullPage: true });
+  pass('screenshot console-dead-letter-queue.png');
+  // A message sent to the dead-letter queue directly, and one whose
+  // dead-letter headers are forged markup naming no queue (any sender may
+  // write them): shown, as text; redrive_all leaves both.
+  sql(`SELECT pgmq.send('payments_dead', '{"sent": "directly"}'::jsonb)`);
+  sql(`SELECT pgmq.send('payments_dead', '{"forged": true}'::jsonb,
+                '{"x-pgmq-dead-letter": {"queue": "<b>nowhere</b>", "reason": "<img src=x onerror=alert(3)>", "read_ct": "<i>7</i>"},
+                  "x-pgmq-failures": [{"reason": "<script>alert(4)</script>", "read_ct": "x"}, 7, "<u>plain</u>"]}'::jsonb)`);
+  await browse(page, () => page.click('#browse-apply'));
+  same('payments_dead: a message sent to it directly shows no source, reason or failures',
+    (await deadLetterRows(page)).filter((r) => r.queue !== '<b>nowhere</b>'),
+    sqlDeadLetters("NOT message @> '{\"forged\": true}'", true));
+  {
+    const forged = Number(sql("SELECT msg_id FROM pgmq.q_payments_dead WHERE message @> '{\"forged\": true}'"));
+    const shown = await page.$eval(`#messages tr[data-msg-id="${forged}"]`, (tr) => ({
+      text: [...tr.querySelectorAll('td')].slice(0, 6).map((td) => td.textContent).join(' | '),
+      elements: tr.querySelectorAll('img, script, b, i, u').length,
+    }));
+    check('payments_dead: forged dead-letter headers (markup, a number as a failure) are shown as text',
+      shown.elements === 0 && ['<b>nowhere</b>', '<img src=x onerror=alert(3)>', '<i>7</i>', '<script>alert(4)</script>', '<u>plain</u>']
+        .every((t) => shown.text.includes(t)), JSON.stringify(shown));
+  }
+
+  // ------------------------------------------------------- redrive payments
+  await openQueue(page, 'payments');
+  await browse(page, () => page.click('#tab-dead'));
   const paymentsBefore = Number(sql('SELECT count(*) FROM pgmq.q_payments'));
+  const paymentsLast = Number(sql('SELECT max(msg_id) FROM pgmq.q_payments'));
   expectConfirm(true);
   await browse(page, () => page.click('#action-redrive'));
-  check('redrive asked for confirmation naming the queues',
-    dialogs.length === 1 && /payments_dead/.test(dialogs[0].message) && /"payments"/.test(dialogs[0].message), JSON.stringify(dialogs));
+  check('redrive asked for confirmation naming the queues, the count and the order',
+    dialogs.length === 1 && /all 5 dead-lettered messages of "payments" from "payments_dead" back to "payments", in the order they had in "payments"/.test(dialogs[0].message),
+    JSON.stringify(dialogs));
   await page.waitForSelector('#status[data-kind="done"]', { timeout: 8000 });
   same('redrive: the status says what it did', (await statusOf(page)).text, 'moved 5 messages from payments_dead back to payments');
   same('redrive: SQL sees the dead letters back in payments',
     [Number(sql(`SELECT count(*) FROM (${deadSql}) AS d`)), Number(sql('SELECT count(*) FROM pgmq.q_payments'))], [0, paymentsBefore + 5]);
+  same('redrive: in the order they had in payments, refunds\' left in payments_dead',
+    [sql(`SELECT string_agg(message->>'charge', ' ' ORDER BY msg_id) FROM pgmq.q_payments WHERE msg_id > ${paymentsLast}`),
+      Number(sql(`SELECT count(*) FROM (${deadOf('refunds')}) AS d`))], ['100 200 300 400 500', 1]);
   check('redrive: the Dead letters tab is empty now', (await messageIds(page)).length === 0);
   await eventually('redrive: the summary shows 0 dead letters', async () => {
     const t = (await field(page, 'dead_lettered')).text;
     return [num(t) === 0, `dead_lettered ${t}`];
   }, 8000);
+
+  // ------------------------------------------------ redrive_all payments_dead
+  // Two dead letters of payments again (its consumer gives up on the
+  // fresh ones), beside refunds' one: redrive_all sends each home.
+  sql("SELECT pgmq.dead_letter('payments', ARRAY(SELECT msg_id FROM pgmq.q_payments WHERE message->>'charge' IN ('700', '800')), 'ledger locked')");
+  const homeBefore = {
+    payments: Number(sql('SELECT max(msg_id) FROM pgmq.q_payments')),
+    refunds: Number(sql('SELECT max(msg_id) FROM pgmq.q_refunds')),
+  };
+  await openQueue(page, 'payments_dead');
+  expectConfirm(true);
+  await browse(page, () => page.click('#action-redrive-all'));
+  check('redrive all asked for confirmation naming the dead-letter queue and the queues it serves',
+    dialogs.length === 1 && /every dead letter in "payments_dead"/.test(dialogs[0].message) &&
+    /"payments" and "refunds"/.test(dialogs[0].message) && /in the order they had there/.test(dialogs[0].message), JSON.stringify(dialogs));
+  await page.waitForSelector('#status[data-kind="done"]', { timeout: 8000 });
+  same('redrive all: the status names the queues and counts', (await statusOf(page)).text,
+    'moved 3 messages from payments_dead back to their queues: 2 to payments, 1 to refunds');
+  same('redrive all: SQL sees each dead letter home, in its order, without its dead-letter header, and the others left',
+    {
+      payments: sql(`SELECT string_agg((message->>'charge') || ':' || (headers ? 'x-pgmq-dead-letter')::text, ' ' ORDER BY msg_id) FROM pgmq.q_payments WHERE msg_id > ${homeBefore.payments}`),
+      refunds: sql(`SELECT string_agg((message->>'refund') || ':' || (headers ? 'x-pgmq-dead-letter')::text || ':' || (headers->'x-pgmq-failures'->0->>'reason'), ' ' ORDER BY msg_id) FROM pgmq.q_refunds WHERE msg_id > ${homeBefore.refunds}`),
+      left: sql("SELECT string_agg(message::text, ' ' ORDER BY msg_id) FROM pgmq.q_payments_dead"),
+    },
+    { payments: '700:false 800:false', refunds: '1:false:customer account closed', left: '{"sent": "directly"} {"forged": true}' });
+  same('redrive all: the page lists what stays', await messageIds(page), ids('SELECT msg_id FROM pgmq.q_payments_dead ORDER BY msg_id DESC'));
 
   // ---------------------------------------------------------- queue outbox
   await page.goto(`${BASE}/#/queue/outbox`);
@@ -552,10 +682,12 @@ try {
   // ------------------------------------------------ overview after actions
   await page.goto(`${BASE}/#/`);
   await page.waitForSelector('#overview tbody tr[data-queue="payments"]');
-  await eventually('overview after the actions: payments no longer alerts, outbox is empty', async () => {
+  await eventually('overview after the actions: payments and refunds no longer alert, outbox is empty', async () => {
     const r = Object.fromEntries((await overviewRows(page)).map((x) => [x.name, x]));
-    return [!r.payments.alerts.includes('dead_letters') && num(r.outbox.cells.total.text) === 0 && num(r.payments.cells.dead_lettered.text) === 0,
-      `payments alerts [${r.payments.alerts}], dead letters ${r.payments.cells.dead_lettered.text}; outbox total ${r.outbox.cells.total.text}`];
+    const clean = (q) => !r[q].alerts.includes('dead_letters') && num(r[q].cells.dead_lettered.text) === 0;
+    return [clean('payments') && clean('refunds') && num(r.outbox.cells.total.text) === 0,
+      `payments alerts [${r.payments.alerts}], dead letters ${r.payments.cells.dead_lettered.text}; ` +
+      `refunds alerts [${r.refunds.alerts}], dead letters ${r.refunds.cells.dead_lettered.text}; outbox total ${r.outbox.cells.total.text}`];
   }, 8000);
 
   // --------------------------------------------------------- read-only
@@ -571,15 +703,16 @@ try {
   same('read-only: no action button is shown', await ro.$$eval('button[id^="action-"]', (bs) => bs.filter((b) => b.offsetParent !== null).length), 0);
   const refused = await ro.evaluate(async () => {
     const s = await (await fetch('/api/session')).json();
-    const r = await fetch('/api/queues/jobs/purge', {
+    const post = (path) => fetch(path, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Pgmq-Console-Token': s.csrf_token },
       body: '{}',
-    });
-    return r.status;
+    }).then((r) => r.status);
+    return [await post('/api/queues/jobs/purge'), await post('/api/queues/payments_dead/redrive_all')];
   });
-  same('read-only: a purge POST is refused with 403', refused, 403);
-  same('read-only: jobs still has its messages', Number(sql('SELECT count(*) FROM pgmq.q_jobs')) > 0, true);
+  same('read-only: a purge and a redrive_all POST are refused with 403', refused, [403, 403]);
+  same('read-only: jobs still has its messages, payments_dead its two',
+    [Number(sql('SELECT count(*) FROM pgmq.q_jobs')) > 0, Number(sql('SELECT count(*) FROM pgmq.q_payments_dead'))], [true, 2]);
 
   // ------------------------------------------------------- 1,000 queues
   // One refresh of the overview, from its request to the rendered rows, as

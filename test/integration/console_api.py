@@ -3,14 +3,17 @@
 must and costs what it says (docs/console.md).
 
   - read-only mode (no --allow-actions): every action answers 403 and the
-    queue keeps its messages;
+    queues keep their messages (the dead-letter queue its dead letters);
   - a role with rights on one queue only: the overview lists that queue and
     counts the others as hidden, their pages and messages answer 404, a
-    purge of another's queue answers 403 with SQLSTATE 42501 and purges
-    nothing, a pause of a queue it does not own answers 403;
+    purge of another's queue and a redrive_all of a dead-letter queue it may
+    not use answer 403 with SQLSTATE 42501 and move nothing, a pause of a
+    queue it does not own answers 403;
   - cross-site requests: a foreign Host (DNS rebinding), Sec-Fetch-Site
-    cross-site, an action without the token, with a wrong one, with a
-    foreign Origin or as a form post all answer 403 and change nothing;
+    cross-site, an action (purge, redrive_all) without the token, with a
+    wrong one, with a foreign Origin or as a form post all answer 403 and
+    change nothing; then redrive_all with the token sends the dead letters
+    home and says how many went where;
   - bad input answers 400 with the reason (a JSON path that does not parse,
     a header filter that is not an object, a limit out of range), a body
     over the limit 413;
@@ -30,14 +33,15 @@ must and costs what it says (docs/console.md).
     delay an overview, and are cut off at the request deadline (5 s);
   - cost: an overview runs the same number of statements (counted in the
     server log with log_statement = all for the console's role: a
-    transaction of two) for 3 and for 1,003 queues, and answers for 1,003
-    queues in under a second.
+    transaction of two) for its few queues and for 1,000 more, and answers
+    for those in under a second.
 
 Runs against PGHOST/PGPORT/PGUSER (a superuser) with the console built at
 build/console/pgmq-console (PGMQ_CONSOLE_BIN overrides); exit 0 is a pass.
 """
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -110,6 +114,26 @@ class Console:
         return status, json.loads(text)
 
 
+def page_modules(c):
+    """Every script the page loads (index.html's module and what each
+    module imports), with the status and Content-Type it is served with."""
+    seen = {}
+    status, index = c.request("/")
+    todo = re.findall(r'<script type="module" src="([^"]+)"', index) if status == 200 else []
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        req = urllib.request.Request(f"http://127.0.0.1:{c.port}{path}", headers={"Host": f"127.0.0.1:{c.port}"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                seen[path] = (r.status, r.headers.get("Content-Type", ""))
+                todo += ["/" + m for m in re.findall(r"from '\./([\w.]+)'", r.read().decode())]
+        except urllib.error.HTTPError as e:
+            seen[path] = (e.code, "")
+    return seen
+
+
 def count(conn, queue):
     return conn.execute(f"SELECT count(*) FROM pgmq.q_{queue}").fetchone()[0]
 
@@ -118,10 +142,14 @@ def read_only_mode(admin):
     c = Console("console_admin", actions=False)
     try:
         check(c.session["actions"] is False, "read-only: the session says actions are off")
-        for action in ("purge", "redrive", "pause", "resume"):
+        for action in ("purge", "redrive", "redrive_all", "pause", "resume"):
             status, body = c.act("mine", action)
             check(status == 403 and "read-only" in body["error"], f"read-only: {action} answers 403 ({body})")
+        status, body = c.act("home_dead", "redrive_all")
+        check(status == 403 and "read-only" in body["error"], f"read-only: redrive_all of home_dead answers 403 ({body})")
         check(count(admin, "mine") == 3, "read-only: the queue keeps its 3 messages")
+        check((count(admin, "home"), count(admin, "home_dead")) == (0, 2),
+              "read-only: the dead-letter queue keeps its 2 dead letters")
     finally:
         c.stop()
 
@@ -143,6 +171,11 @@ def limited_role(admin):
         status, body = c.act("mine", "pause")
         check(status == 403 and body.get("sqlstate") == "42501",
               f"limited role: pausing a queue it does not own answers 403 ({status} {body})")
+        status, body = c.act("home_dead", "redrive_all")
+        check(status == 403 and body.get("sqlstate") == "42501",
+              f"limited role: redrive_all of a dead-letter queue it may not use answers 403 / 42501 ({status} {body})")
+        check((count(admin, "home"), count(admin, "home_dead")) == (0, 2),
+              "limited role: the dead letters stay where they are")
         status, body = c.get("/api/queues/mine/messages?order=oldest")
         check(status == 200 and [m["msg_id"] for m in body["messages"]] == [1, 2, 3],
               "limited role: browses its own queue")
@@ -302,10 +335,18 @@ def cross_site_and_bad_input(admin):
             "a form post": {"Content-Type": "application/x-www-form-urlencoded"},
         }
         for what, headers in refused.items():
-            status, body = c.act("mine", "purge", b"qty=1", headers) if "form" in what else c.act("mine", "purge",
-                                                                                                   headers=headers)
-            check(status == 403, f"cross-site: a purge with {what} answers 403 ({body['error']})")
+            for queue, action in (("mine", "purge"), ("home_dead", "redrive_all")):
+                status, body = c.act(queue, action, b"qty=1", headers) if "form" in what else c.act(queue, action,
+                                                                                                     headers=headers)
+                check(status == 403, f"cross-site: a {action} with {what} answers 403 ({body['error']})")
         check(count(admin, "mine") == 3, "cross-site: the queue keeps its 3 messages")
+        check((count(admin, "home"), count(admin, "home_dead")) == (0, 2), "cross-site: the dead letters stay")
+
+        status, body = c.act("home_dead", "redrive_all")
+        check(status == 200 and body.get("count") == 2 and body.get("queues") == [{"queue_name": "home", "redriven": 2}]
+              and body.get("done") == "moved 2 messages from home_dead back to home",
+              f"redrive_all: with the token it moves the dead letters home and says so ({status} {body})")
+        check((count(admin, "home"), count(admin, "home_dead")) == (2, 0), "redrive_all: SQL sees them home")
 
         bad = {
             "/api/queues/mine/messages?path=%24.n%20%3F%20(": "42601",
@@ -325,10 +366,16 @@ def cross_site_and_bad_input(admin):
         check(status == 413, f"bad input: a 70 KiB body answers 413 (got {status})")
         status, body = c.act("mine", "redrive")
         check(status == 409, f"bad input: redrive without a dead-letter queue answers 409 ({body})")
+        status, body = c.act("nope", "redrive_all")
+        check(status == 404 and body.get("sqlstate") == "42P01", f"bad input: redrive_all of no queue answers 404 ({body})")
         status, body = c.get("/api/queues/%22%3B%20DROP%20TABLE%20x/messages")
         check(status == 404, f"bad input: a quoted name answers 404 ({body})")
 
-        texts = [c.request(p)[1] for p in ("/", "/app.js", "/api/session", "/api/overview", "/api/queues/mine",
+        modules = page_modules(c)
+        check(len(modules) > 5 and all(status == 200 and kind.startswith("text/javascript")
+                                       for status, kind in modules.values()),
+              f"the page's {len(modules)} script modules are all served, as JavaScript ({modules})")
+        texts = [c.request(p)[1] for p in ("/", "/main.js", "/api/session", "/api/overview", "/api/queues/mine",
                                            "/api/queues/mine/messages", "/api/queues/nope")]
         check(all(PASSWORD not in t for t in texts), "no secret: the password is in no answer")
         check(c.session["role"] == "console_admin", "the session names the connecting role")
@@ -430,6 +477,11 @@ def main():
             admin.execute("SELECT pgmq.create('mine'), pgmq.create('other'), pgmq.create('third')")
             admin.execute("SELECT pgmq.send_batch('mine', ARRAY['{\"n\":1}', '{\"n\":2}', '{\"n\":3}']::jsonb[])")
             admin.execute("SELECT pgmq.send_batch('other', ARRAY['{}', '{}']::jsonb[])")
+            # home's two messages set aside in home_dead, which redrive_all sends back.
+            admin.execute("SELECT pgmq.create('home'), pgmq.create('home_dead')")
+            admin.execute("SELECT pgmq.set_dead_letter_queue('home', 'home_dead', 3)")
+            admin.execute("SELECT pgmq.send_batch('home', ARRAY['{\"h\":1}', '{\"h\":2}']::jsonb[])")
+            admin.execute("SELECT pgmq.dead_letter('home', ARRAY[1, 2]::bigint[], 'broken')")
             admin.execute("SELECT pgmq.grant_queue_access('mine', 'console_viewer')")
             admin.execute("GRANT SELECT ON pgmq.meta TO console_viewer")
             read_only_mode(admin)

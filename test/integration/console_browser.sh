@@ -3,14 +3,15 @@
 #
 # Makes a database with queues in every state the overview shows (empty, a
 # backlog with leased and delayed messages and an old head, paused, dead
-# letters, an archive, two partitioned queues: one short of runway, one
-# overrun into its default partition), starts build/console/pgmq-console on
-# it twice (with --allow-actions, and read-only), and runs
-# test/browser/console.mjs: Playwright (playwright-core, no downloaded
-# browser) drives Debian's headless Chromium through the page, checks its
-# numbers against SQL, browses messages, performs a redrive, a purge and a
-# pause/resume through the page, and saves the screenshots of docs/console.md
-# in docs/images/.
+# letters with their reasons in a dead-letter queue shared by two queues, an
+# archive, two partitioned queues: one short of runway, one overrun into its
+# default partition), starts build/console/pgmq-console on it twice (with
+# --allow-actions, and read-only), and runs test/browser/console.mjs:
+# Playwright (playwright-core, no downloaded browser) drives Debian's
+# headless Chromium through the page, checks its numbers and dead letters
+# against SQL, browses messages, performs a redrive, a redrive of every
+# dead letter, a purge and a pause/resume through the page, and saves the
+# screenshots of docs/console.md in docs/images/.
 #
 # test/run runs it with PGHOST/PGPORT/PGUSER set (a superuser); exit 0 is a
 # pass. PGMQ_CONSOLE_BIN overrides the binary (default
@@ -93,20 +94,31 @@ SELECT pgmq.set_retention('mail', '7 days', '30 days');
 SELECT pgmq.set_priority('mail', 3);
 SELECT pgmq.pause('mail');
 
--- payments: a dead-letter policy (2 deliveries); 5 messages read past it
--- with vt 0 moved to payments_dead, 2 fresh ones stay.
+-- payments and refunds share the dead-letter queue payments_dead.
+-- payments: 2 deliveries, then moved; its 5 messages are read past the
+-- limit with vt 0, the first also retried after each of its two deliveries
+-- with a reason (its x-pgmq-failures); 2 fresh ones stay.
 SELECT pgmq.create('payments');
+SELECT pgmq.create('refunds');
 SELECT pgmq.create('payments_dead');
 SELECT pgmq.set_dead_letter_queue('payments', 'payments_dead', 2);
+SELECT pgmq.set_dead_letter_queue('refunds', 'payments_dead', 3);
 SELECT pgmq.set_retry_backoff('payments', 5, 300);
 SELECT pgmq.send('payments', jsonb_build_object('charge', i * 100), jsonb_build_object('trace', 'p' || i))
   FROM generate_series(1, 5) AS i;
 SELECT * FROM pgmq.read('payments', 0, 10);
+SELECT * FROM pgmq.retry('payments', 1, 'card declined');
+UPDATE pgmq.q_payments SET vt = now() WHERE msg_id = 1;
 SELECT * FROM pgmq.read('payments', 0, 10);
+SELECT * FROM pgmq.retry('payments', 1, 'gateway timed out');
+UPDATE pgmq.q_payments SET vt = now() WHERE msg_id = 1;
 SELECT * FROM pgmq.read('payments', 0, 10);
 SELECT pgmq.send('payments', '{"charge": 700}'::jsonb);
 SELECT pgmq.send('payments', '{"charge": 800}'::jsonb);
-
+-- refunds: its consumer sets one of its 2 messages aside, with a reason.
+SELECT pgmq.send('refunds', jsonb_build_object('refund', i)) FROM generate_series(1, 2) AS i;
+SELECT * FROM pgmq.read('refunds', 30, 1);
+SELECT pgmq.dead_letter('refunds', 1, 'customer account closed');
 -- outbox: 7 messages, purged through the page.
 SELECT pgmq.create('outbox');
 SELECT pgmq.send_batch('outbox', array_fill('{"event": "order.created"}'::jsonb, ARRAY[7]));

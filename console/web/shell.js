@@ -1,0 +1,71 @@
+// What every view shares: the session, the header's connection line, the
+// status bar, and running an action (confirm, POST, say what happened).
+import { api, errorText } from './api_client.js';
+
+export const REFRESH_MS = 5000;
+
+export const state = {
+  session: null,
+  timer: null,
+  generation: 0, // bumped on every route change: late answers of an old view are dropped
+};
+
+export function setConn(text, isError) {
+  const c = document.getElementById('conn');
+  c.textContent = text;
+  c.classList.toggle('conn-error', Boolean(isError));
+}
+
+export function showStatus(kind, text) {
+  const box = document.getElementById('status');
+  document.getElementById('status-text').textContent = text;
+  box.dataset.kind = kind; // done | error | info
+  box.className = `status status-${kind}`;
+  box.hidden = false;
+}
+
+export function hideStatus() {
+  const box = document.getElementById('status');
+  box.hidden = true;
+  document.getElementById('status-text').textContent = '';
+  delete box.dataset.kind;
+}
+
+export async function loadSession() {
+  const s = await api('/api/session');
+  state.session = s;
+  const who = document.getElementById('session');
+  who.textContent = `${s.role}@${s.database}`;
+  who.title = `PostgreSQL ${s.server_version}`;
+  document.getElementById('readonly').hidden = Boolean(s.actions);
+  document.body.classList.toggle('readonly', !s.actions);
+  return s;
+}
+
+export function actionsOn() {
+  return Boolean(state.session && state.session.actions);
+}
+
+// Every action: confirm, POST with the CSRF token, say what happened.
+export async function runAction(question, path, body) {
+  if (!window.confirm(question)) {
+    showStatus('info', 'Cancelled: nothing was changed.');
+    return false;
+  }
+  showStatus('info', 'Working…');
+  try {
+    const res = await api(path, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Pgmq-Console-Token': state.session ? state.session.csrf_token : '',
+      },
+      body: JSON.stringify(body || {}),
+    });
+    showStatus('done', res && res.done ? res.done : 'done');
+    return true;
+  } catch (e) {
+    showStatus('error', `Failed: ${errorText(e)}`);
+    return false;
+  }
+}
