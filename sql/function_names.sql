@@ -12,7 +12,7 @@ GRANT USAGE, CREATE ON SCHEMA pgmq TO regress_fn_tenant;
 GRANT SELECT, INSERT, DELETE ON pgmq.meta TO regress_fn_tenant;
 CREATE SCHEMA fn_own AUTHORIZATION regress_fn_tenant;
 -- For a trusted extension (hstore) below.
-SELECT format('GRANT CREATE ON DATABASE %I TO regress_fn_tenant', current_database()) \gexec
+DO $$ BEGIN EXECUTE format('GRANT CREATE ON DATABASE %I TO regress_fn_tenant', current_database()); END $$;
 SELECT pgmq.create('fn_q');
 SELECT count(*) AS sent FROM pgmq.send_batch('fn_q', ARRAY['{"n": 1}', '{"n": 2}', '{"n": 3}']::jsonb[]);
 

@@ -58,7 +58,9 @@ CREATE TYPE pgmq.queue_record AS (
     queue_name VARCHAR,
     is_partitioned BOOLEAN,
     is_unlogged BOOLEAN,
-    created_at TIMESTAMP WITH TIME ZONE
+    created_at TIMESTAMP WITH TIME ZONE,
+    -- Not in upstream; last, so clients that read columns by position work.
+    paused BOOLEAN
 );
 
 CREATE TYPE pgmq.metrics_result AS (
@@ -69,7 +71,8 @@ CREATE TYPE pgmq.metrics_result AS (
     total_messages bigint,
     scrape_time timestamp with time zone,
     queue_visible_length bigint,
-    default_partition_length bigint
+    default_partition_length bigint,
+    paused boolean  -- not in upstream (pgmq.pause)
 );
 
 -------------------------------------------------------------------------------
@@ -105,9 +108,16 @@ CREATE FUNCTION pgmq.format_table_name(queue_name TEXT, prefix TEXT) RETURNS TEX
 CREATE FUNCTION pgmq.acquire_queue_lock(queue_name TEXT) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_acquire_queue_lock' LANGUAGE C;
 
+-- paused: the queue's policy row, written for its current table, has paused_at.
 CREATE FUNCTION pgmq.list_queues() RETURNS SETOF pgmq.queue_record
     LANGUAGE sql AS $$
-    SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at FROM pgmq.meta AS m
+    SELECT m.queue_name, m.is_partitioned, m.is_unlogged, m.created_at,
+           EXISTS (SELECT FROM pgmq.policies AS p
+                     JOIN pg_catalog.pg_class AS c ON c.oid OPERATOR(pg_catalog.=) p.queue_relid
+                    WHERE p.queue_name OPERATOR(pg_catalog.=) m.queue_name AND p.paused_at IS NOT NULL
+                      AND c.relname OPERATOR(pg_catalog.=) ('q_' OPERATOR(pg_catalog.||)
+                          pg_catalog.lower(m.queue_name::pg_catalog.text COLLATE pg_catalog."C"))::pg_catalog.name)
+      FROM pgmq.meta AS m
 $$;
 
 -------------------------------------------------------------------------------
@@ -234,10 +244,8 @@ CREATE FUNCTION pgmq.metrics_all() RETURNS SETOF pgmq.metrics_result
 -------------------------------------------------------------------------------
 -- Partitioned queues (pg_partman)
 -------------------------------------------------------------------------------
--- retention_interval left out (or NULL): one of the interval's kind, upstream's
--- '100000' for id intervals up to 10000, else ten intervals.
 CREATE FUNCTION pgmq.create_partitioned(
-    queue_name TEXT, partition_interval TEXT DEFAULT '10000', retention_interval TEXT DEFAULT NULL,
+    queue_name TEXT, partition_interval TEXT DEFAULT '10000', retention_interval TEXT DEFAULT '100000',
     premake INTEGER DEFAULT 4) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_create_partitioned' LANGUAGE C;
 
@@ -601,22 +609,8 @@ CREATE FUNCTION pgmq.set_dead_letter_queue(queue_name TEXT, dead_letter_queue TE
 CREATE FUNCTION pgmq.clear_dead_letter_queue(queue_name TEXT) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_clear_dead_letter_queue' LANGUAGE C;
 
--- Moves the messages dead-lettered from queue_name (their x-pgmq-dead-letter
--- header names it) back to it: a dead-letter queue may be shared.
 CREATE FUNCTION pgmq.redrive(dead_letter_queue TEXT, queue_name TEXT, qty INTEGER DEFAULT NULL) RETURNS BIGINT
     AS 'MODULE_PATHNAME', 'pgmq_redrive' LANGUAGE C;
-
--- Every message of a dead-letter queue back to the queue it came from.
-CREATE FUNCTION pgmq.redrive_all(dead_letter_queue TEXT) RETURNS TABLE (queue_name TEXT, redriven BIGINT)
-    AS 'MODULE_PATHNAME', 'pgmq_redrive_all' LANGUAGE C;
-
--- A consumer's "this message cannot be processed": to the queue's
--- dead-letter queue now, with a reason (RabbitMQ's reject without requeue).
-CREATE FUNCTION pgmq.dead_letter(queue_name TEXT, msg_id BIGINT, reason TEXT DEFAULT NULL) RETURNS BOOLEAN
-    AS 'MODULE_PATHNAME', 'pgmq_dead_letter' LANGUAGE C;
-
-CREATE FUNCTION pgmq.dead_letter(queue_name TEXT, msg_ids BIGINT[], reason TEXT DEFAULT NULL) RETURNS SETOF BIGINT
-    AS 'MODULE_PATHNAME', 'pgmq_dead_letter_batch' LANGUAGE C;
 
 CREATE FUNCTION pgmq.set_retry_backoff(queue_name TEXT, base_seconds INTEGER, max_seconds INTEGER) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_set_retry_backoff' LANGUAGE C;
@@ -626,10 +620,6 @@ CREATE FUNCTION pgmq.clear_retry_backoff(queue_name TEXT) RETURNS void
 
 CREATE FUNCTION pgmq.retry(queue_name TEXT, msg_id BIGINT) RETURNS SETOF pgmq.message_record
     AS 'MODULE_PATHNAME', 'pgmq_retry' LANGUAGE C;
-
--- The same, with why it failed: kept in the message's x-pgmq-failures.
-CREATE FUNCTION pgmq.retry(queue_name TEXT, msg_id BIGINT, reason TEXT) RETURNS SETOF pgmq.message_record
-    AS 'MODULE_PATHNAME', 'pgmq_retry_reason' LANGUAGE C;
 
 CREATE FUNCTION pgmq.set_deduplication(queue_name TEXT, "window" INTERVAL) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_set_deduplication' LANGUAGE C;
@@ -671,43 +661,6 @@ CREATE FUNCTION pgmq.list_policies()
                    retention_max_age INTERVAL, retention_archive_max_age INTERVAL, priority_levels INTEGER)
     AS 'MODULE_PATHNAME', 'pgmq_list_policies' LANGUAGE C;
 
--- What upstream's metrics and list_queues do not say: whether a queue is
--- paused, its priorities, its dead letters (and which queues dead-letter
--- into it), and its messages split into visible, leased (read, their
--- visibility timeout running) and delayed (sent for later, never read).
--- Counts are NULL where the caller may not read the queue.
-CREATE FUNCTION pgmq.queue_state(queue_name TEXT)
-    RETURNS TABLE (queue_name TEXT, paused BOOLEAN, paused_at TIMESTAMP WITH TIME ZONE, priority_levels INTEGER,
-                   dead_letter_queue TEXT, dead_lettered BIGINT, dead_letter_for TEXT[], visible_length BIGINT,
-                   leased_length BIGINT, delayed_length BIGINT)
-    AS 'MODULE_PATHNAME', 'pgmq_queue_state' LANGUAGE C;
-
-CREATE FUNCTION pgmq.queue_state_all()
-    RETURNS TABLE (queue_name TEXT, paused BOOLEAN, paused_at TIMESTAMP WITH TIME ZONE, priority_levels INTEGER,
-                   dead_letter_queue TEXT, dead_lettered BIGINT, dead_letter_for TEXT[], visible_length BIGINT,
-                   leased_length BIGINT, delayed_length BIGINT)
-    AS 'MODULE_PATHNAME', 'pgmq_queue_state_all' LANGUAGE C;
-
--------------------------------------------------------------------------------
--- What a queue's table may carry (docs/permissions.md)
--------------------------------------------------------------------------------
--- pgmq refuses (42501) to run a statement on a queue or archive table that
--- would run another role's code with the caller's rights: a function,
--- type, operator class, access method, foreign server or other table that
--- is neither built in nor pgmq's, or an expression calling a function that
--- is not immutable. These answer the same question for programs that read
--- queue tables themselves (pgmq-console), for the current user: NULL (no
--- row) when it may, else what the table carries and what that does. They
--- lock each table the user may read (ACCESS SHARE, partitions too) until
--- the end of the transaction, so a later statement in it reads what was
--- checked.
-CREATE FUNCTION pgmq._table_runs_foreign_code(relation regclass) RETURNS text
-    AS 'MODULE_PATHNAME', 'pgmq_table_runs_foreign_code' LANGUAGE C STABLE STRICT;
-
-CREATE FUNCTION pgmq._tables_running_foreign_code(relations regclass[])
-    RETURNS TABLE (relation regclass, reason text)
-    AS 'MODULE_PATHNAME', 'pgmq_tables_running_foreign_code' LANGUAGE C STABLE STRICT;
-
 -------------------------------------------------------------------------------
 -- Function names of pgmq are pgmq's (docs/permissions.md)
 -------------------------------------------------------------------------------
@@ -715,79 +668,45 @@ CREATE FUNCTION pgmq._tables_running_foreign_code(relations regclass[])
 -- pgmq's names (say read(text, int, int), or send(text, text)) would make
 -- everyone's calls of pgmq.read ambiguous, or resolve unknown-typed
 -- arguments to their function instead of pgmq's, running their code as the
--- caller. So schema pgmq may hold a function named like one of pgmq's only
--- when it is pgmq's own (a member of the extension) or made by roles with
--- the privileges of the schema's owner (who installed pgmq, or a superuser
--- who switched another role's install): its owner, and the owner of the
--- type it was made for (a range type's constructors belong to the bootstrap
--- superuser) or of the extension whose script made it (a trusted extension's
--- objects too). The catalog decides, after every command, whatever made the
--- function: CREATE FUNCTION, CREATE TYPE, ALTER ... RENAME or SET SCHEMA,
--- CREATE EXTENSION. Roles with those privileges are not stopped. An event
--- trigger needs a superuser to create it: an installation by another role
--- goes without (and says so). It runs after every DDL command of the
--- database (a tag filter let CREATE TYPE and CREATE EXTENSION through), so
--- it is one catalog query over pgmq's own function names: about 0.4 ms a
--- command on a 2-core machine.
+-- caller. So only roles with the privileges of the schema's owner (who
+-- installed pgmq, or a superuser who switched another role's install) may
+-- create, rename or move a function, procedure or aggregate named like one
+-- of pgmq's into schema pgmq. An event trigger needs a superuser to create
+-- it: an installation by another role goes without (and says so).
 CREATE FUNCTION pgmq._guard_function_names() RETURNS event_trigger LANGUAGE plpgsql
 SET search_path = pg_catalog AS $$
 DECLARE
-    taken regprocedure;
-    taken_name name;
-    taken_owner name;
+    extension_oid oid := (SELECT e.oid FROM pg_extension AS e WHERE e.extname = 'pgmq');
+    taken name;
 BEGIN
-    -- pgmq's names that schema pgmq holds more functions under than pgmq's
-    -- own (usually none: one probe of the name index per name), then which
-    -- of those functions is not pgmq's, and whose it is.
-    WITH own AS MATERIALIZED (
-        SELECT e.oid AS extension, n.oid AS namespace, n.nspowner, f.proname, count(*) AS members
-        FROM pg_extension AS e
-        JOIN pg_namespace AS n ON n.nspname = 'pgmq'
-        JOIN pg_depend AS m ON m.refclassid = 'pg_extension'::regclass AND m.refobjid = e.oid
-                           AND m.classid = 'pg_proc'::regclass AND m.deptype = 'e'
-        JOIN pg_proc AS f ON f.oid = m.objid AND f.pronamespace = n.oid
-        WHERE e.extname = 'pgmq'
-        GROUP BY 1, 2, 3, 4
-    ), crowded AS MATERIALIZED (
-        SELECT * FROM own AS w
-        WHERE (SELECT count(*) FROM pg_proc AS q WHERE q.proname = w.proname AND q.pronamespace = w.namespace)
-              > w.members
-    )
-    SELECT p.oid, p.proname, pg_get_userbyid(o.role) INTO taken, taken_name, taken_owner
-    FROM crowded AS w
-    JOIN pg_proc AS p ON p.proname = w.proname AND p.pronamespace = w.namespace
-    CROSS JOIN LATERAL (
-        SELECT p.proowner AS role
-        UNION ALL
-        SELECT CASE d.refclassid WHEN 'pg_extension'::regclass THEN x.extowner ELSE t.typowner END
-        FROM pg_depend AS d
-        LEFT JOIN pg_extension AS x ON d.refclassid = 'pg_extension'::regclass AND x.oid = d.refobjid
-        LEFT JOIN pg_type AS t ON d.refclassid = 'pg_type'::regclass AND t.oid = d.refobjid
-        WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype IN ('e', 'i')
-    ) AS o
-    WHERE NOT pg_has_role(current_user, w.nspowner, 'USAGE')
-      AND NOT pg_has_role(o.role, w.nspowner, 'USAGE')
-      AND NOT EXISTS (SELECT FROM pg_depend AS d
-                      WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid
-                        AND d.refclassid = 'pg_extension'::regclass AND d.refobjid = w.extension AND d.deptype = 'e')
+    IF extension_oid IS NULL
+       OR pg_has_role(current_user, (SELECT n.nspowner FROM pg_namespace AS n WHERE n.nspname = 'pgmq'), 'USAGE') THEN
+        RETURN;
+    END IF;
+    SELECT p.proname INTO taken
+    FROM pg_event_trigger_ddl_commands() AS c
+    JOIN pg_proc AS p ON c.classid = 'pg_proc'::regclass AND p.oid = c.objid
+    WHERE NOT c.in_extension AND p.pronamespace = 'pgmq'::regnamespace
+      AND EXISTS (SELECT FROM pg_depend AS d JOIN pg_proc AS own ON own.oid = d.objid
+                  WHERE d.classid = 'pg_proc'::regclass AND d.refclassid = 'pg_extension'::regclass
+                    AND d.refobjid = extension_oid AND d.deptype = 'e'
+                    AND own.proname = p.proname AND own.pronamespace = p.pronamespace)
     LIMIT 1;
     IF taken IS NOT NULL THEN
-        RAISE EXCEPTION 'permission denied to create function pgmq.%: the name is pgmq''s', taken_name
+        RAISE EXCEPTION 'permission denied to create function pgmq.%: the name is pgmq''s', taken
             USING ERRCODE = 'insufficient_privilege',
-                  DETAIL = format('Schema pgmq holds %s, made by role %s, which is not pgmq''s. Only roles with the '
-                                  'privileges of the owner of schema pgmq may add functions named like pgmq''s to '
-                                  'it, however they are made: they would change what calls of pgmq.%s run.',
-                                  taken, taken_owner, taken_name),
-                  HINT = 'Create it in a schema of your own, or have an administrator drop it.';
+                  DETAIL = 'Only roles with the privileges of the owner of schema pgmq may add functions named '
+                           'like pgmq''s to it: they would change what calls of pgmq.' || taken || ' run.',
+                  HINT = 'Create it in a schema of your own.';
     END IF;
 END $$;
 
 DO $$
 BEGIN
     IF (SELECT r.rolsuper FROM pg_catalog.pg_roles AS r WHERE r.rolname = current_user) THEN
-        -- No tag filter: CREATE TYPE, ALTER ... SET SCHEMA and CREATE
-        -- EXTENSION make functions too.
         CREATE EVENT TRIGGER pgmq_guard_function_names ON ddl_command_end
+            WHEN TAG IN ('CREATE FUNCTION', 'CREATE PROCEDURE', 'CREATE AGGREGATE', 'ALTER FUNCTION',
+                         'ALTER PROCEDURE', 'ALTER AGGREGATE', 'ALTER ROUTINE')
             EXECUTE FUNCTION pgmq._guard_function_names();
     ELSE
         RAISE WARNING 'pgmq was installed by a role that is not a superuser: other roles with CREATE on schema pgmq '

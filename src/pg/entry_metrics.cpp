@@ -30,8 +30,10 @@ using namespace pgmq::pg;
 
 namespace {
 
-// Columns of pgmq.metrics_result, the bound of QueueMetricsTuple's arrays.
+// Columns of pgmq.metrics_result; with the attributes ALTER TYPE ... DROP
+// ATTRIBUTE left behind (an updated install), at most kMetricsAttributes.
 constexpr int kMetricsColumns = 8;
+constexpr int kMetricsAttributes = 16;
 
 // Position in pgmq.metrics_result (0-based) of the column filled here.
 constexpr int kDefaultPartitionLength = 7;
@@ -53,12 +55,21 @@ bool DefaultPartitionLength(const QueueRef &queue, int64 *length)
 // caller's memory context; name fills the queue_name column.
 HeapTuple QueueMetricsTuple(const QueueRef &queue, Datum name, TupleDesc result_desc)
 {
-	Datum values[kMetricsColumns];
-	bool nulls[kMetricsColumns];
-	if (result_desc->natts != kMetricsColumns)
+	// The positions of its live attributes: a dropped one stays in the
+	// descriptor as a placeholder, always NULL.
+	int live[kMetricsColumns];
+	int live_count = 0;
+	Datum values[kMetricsAttributes];
+	bool nulls[kMetricsAttributes];
+	for (int i = 0; i < result_desc->natts && i < kMetricsAttributes; i++) {
+		values[i] = Datum(0);
+		nulls[i] = true;
+		if (!TupleDescAttr(result_desc, i)->attisdropped && live_count++ < kMetricsColumns)
+			live[live_count - 1] = i;
+	}
+	if (live_count != kMetricsColumns || result_desc->natts > kMetricsAttributes)
 		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-		                errmsg("pgmq.metrics_result has %d columns, pgmq expects %d", result_desc->natts,
-		                       kMetricsColumns)));
+		                errmsg("pgmq.metrics_result has %d columns, pgmq expects %d", live_count, kMetricsColumns)));
 	Datum args[2] = {name, Datum(0)};
 	const char arg_nulls[2] = {' ', ' '};
 	MemoryContext caller_context = CurrentMemoryContext;
@@ -73,14 +84,19 @@ HeapTuple QueueMetricsTuple(const QueueRef &queue, Datum name, TupleDesc result_
 	if (SPI_processed != 1)
 		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("metrics query returned %lu rows",
 		                                                        static_cast<unsigned long>(SPI_processed))));
-	RequireRowType(SPI_tuptable->tupdesc, result_desc, nullptr);
+	if (SPI_tuptable->tupdesc->natts != kMetricsColumns)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("pgmq result has %d columns, the function's return type has %d",
+		                       SPI_tuptable->tupdesc->natts, kMetricsColumns)));
 	// Every column is by-value except queue_name, which is the caller's own argument.
-	for (int i = 0; i < result_desc->natts; i++)
-		values[i] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, i + 1, &nulls[i]);
-	values[0] = args[0];
+	for (int c = 0; c < kMetricsColumns; c++) {
+		RequireColumnType(SPI_tuptable->tupdesc, c + 1, TupleDescAttr(result_desc, live[c])->atttypid, nullptr);
+		values[live[c]] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, c + 1, &nulls[live[c]]);
+	}
+	values[live[0]] = args[0];
 	int64 default_rows = 0;
-	nulls[kDefaultPartitionLength] = !DefaultPartitionLength(queue, &default_rows);
-	values[kDefaultPartitionLength] = Int64GetDatum(default_rows);
+	nulls[live[kDefaultPartitionLength]] = !DefaultPartitionLength(queue, &default_rows);
+	values[live[kDefaultPartitionLength]] = Int64GetDatum(default_rows);
 	MemoryContextSwitchTo(caller_context);
 	HeapTuple tuple = heap_form_tuple(result_desc, values, nulls);
 	SpiFinish();

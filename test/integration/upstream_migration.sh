@@ -43,7 +43,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 
 RELEASES=${PGMQ_SWITCH_RELEASES:-"1.5.1 1.7.0 1.9.0 1.10.0 1.11.0 1.12.0 1.13.0 1.13.1 own-1.13.1"}
 REGRESS_RELEASES=${PGMQ_SWITCH_REGRESS:-"1.5.1 1.13.1 own-1.13.1"}
-OUR_VERSION=1.13.1+cpp
+OUR_VERSION=1.13.1+cpp.2
 DB=pgmq_it_switch
 FRESH=pgmq_it_switch_fresh
 APP=pgmq_it_switch_app # a role with grants on pgmq's tables, as applications have
@@ -452,7 +452,7 @@ for rel in $RELEASES; do
       fail "back: a paused queue did not stop scripts/switch_to_upstream.sql"
     fi
     check "$DB" "back: refused while paused, still this extension" "
-      SELECT extversion = '1.13.1+cpp' FROM pg_extension WHERE extname = 'pgmq'"
+      SELECT extversion = '$OUR_VERSION' FROM pg_extension WHERE extname = 'pgmq'"
     psql -X -q -d "$DB" -c "SELECT pgmq.resume('sw_plain')" -c "SELECT pgmq.set_priority('sw_plain', 3)" >/dev/null
     if psql -X -q -d "$DB" -v upstream_version=1.13.1 -f "$repo/scripts/switch_to_upstream.sql" \
       >"$work/back-priority.log" 2>&1 || ! grep -q 'queues with priorities: sw_plain' "$work/back-priority.log"; then
