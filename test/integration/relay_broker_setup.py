@@ -41,6 +41,7 @@ import psycopg
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "test", "lib"))
 from private_rabbitmq import Broker, free_port  # noqa: E402
+from relay_harness import relay_binary  # noqa: E402
 
 DB = f"pgmq_it_relay_setup_{os.getpid()}"
 MARKER = "<!-- run by test/integration/relay_broker_setup.py -->"
@@ -66,17 +67,6 @@ def page_block():
         raise SystemExit(f"docs/relay.md: no ```sh block right after {MARKER}")
     end = lines.index("```", start + 2)
     return "\n".join(lines[start + 2:end]) + "\n"
-
-
-def relay_binary():
-    path = os.environ.get("PGMQ_RELAY_BIN", os.path.join(REPO, "build", "relay", "pgmq-relay"))
-    if not os.access(path, os.X_OK):
-        print("[relay_broker_setup] building pgmq-relay with cmake into build/", flush=True)
-        subprocess.run(["cmake", "-S", REPO, "-B", os.path.join(REPO, "build")], check=True,
-                       stdout=subprocess.DEVNULL)
-        subprocess.run(["cmake", "--build", os.path.join(REPO, "build"), "--target", "pgmq-relay", "-j2"],
-                       check=True, stdout=subprocess.DEVNULL)
-    return path
 
 
 def relay(binary, broker, etc, routing_key, seconds=None):
