@@ -81,7 +81,10 @@ std::string Usage()
 		   "  --allowed-host NAME     a Host header to accept besides the listen address\n"
 		   "                          (the name of a proxy or tunnel; repeatable)\n"
 		   "  --sample-seconds N      how often the rates are sampled (default 10)\n"
-		   "  --history-seconds N     how far back the rates go (default 3600)\n";
+		   "  --history-seconds N     how far back the rates go (default 3600)\n"
+		   "  --help, -h              this text\n"
+		   "Exit status 2: a bad option, a database it cannot reach, or an address it\n"
+		   "cannot listen on. See pgmq-console(1), docs/console.md.\n";
 }
 
 }  // namespace pgmq::console

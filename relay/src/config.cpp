@@ -466,7 +466,7 @@ std::string Usage()
 {
 	return "usage: pgmq-relay [--config FILE] [options]\n"
 		   "Relays pgmq queues to RabbitMQ with publisher confirms; deletes (or archives)\n"
-		   "a message only after the broker confirmed it. See docs/relay.md.\n"
+		   "a message only after the broker confirmed it. See pgmq-relay(1), docs/relay.md.\n"
 		   "\n"
 		   "  --config FILE            JSON configuration (flags below override it)\n"
 		   "  --postgres CONNINFO      libpq connection string\n"
@@ -486,7 +486,8 @@ std::string Usage()
 		   "  --metrics-listen H:P     serve Prometheus text at http://H:P/metrics\n"
 		   "  --report-interval S      periodic log line every S seconds (default 10, 0 = off)\n"
 		   "  --drain                  exit 0 once every queue has been read empty\n"
-		   "  --help                   this text\n";
+		   "  --help                   this text\n"
+		   "Exit status 2: a bad configuration, or a queue that does not exist.\n";
 }
 
 }  // namespace pgmq::relay

@@ -20,7 +20,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path RepoRoot() { return fs::path(__FILE__).parent_path().parent_path().parent_path(); }
+// From CMake rather than __FILE__, which -ffile-prefix-map (Debian's build
+// flags, for reproducible builds) rewrites to a path relative to nowhere.
+fs::path RepoRoot() { return fs::path(PGMQ_SOURCE_DIR); }
 
 std::string ReadFile(const fs::path &path)
 {
