@@ -95,6 +95,10 @@ phase() {
 }
 
 # ---- build ----------------------------------------------------------------------
+# The package's version follows the extension's: a new extension version
+# needs a new changelog entry, or apt would not see an upgrade.
+[ "${version%-*}" = "$ext_version" ] ||
+  fail "debian/changelog is at $version, pgmq.control at $ext_version: add a changelog entry $ext_version-1"
 for major in $MAJORS; do
   suite=$(rootfs_suite "$major")
   if [ -f "$packages/$suite.status" ]; then
