@@ -5,11 +5,11 @@
 #    bookworm, with pgmq-relay and pgmq-console), 17 (trixie) and 18 (forky),
 #    each in its suite; lintian of each suite passes (no error, no warning
 #    without an override) and the build logs have no warning;
-#  - 17 and 18: each extension package installed with apt-get into a fresh
-#    copy of its suite's minbase root (apt resolves the server and
-#    pg_partman), the packaged cluster started with pgmq preloaded, then
-#    CREATE EXTENSION pgmq and a queue round trip, a partitioned queue with
-#    pg_partman included;
+#  - 17 and 18, in the background while 15 is tested: each extension package
+#    installed with apt-get into a fresh copy of its suite's minbase root
+#    (apt resolves the server and pg_partman), the packaged cluster started
+#    with pgmq preloaded, then CREATE EXTENSION pgmq and a queue round trip,
+#    a partitioned queue with pg_partman included;
 #  - 15, in a fresh bookworm root: the previous package (built from commit
 #    $PGMQ_PACKAGE_PREVIOUS, default d490638, with this tree's debian/)
 #    installed and given queues and messages; this tree's package installed
@@ -72,15 +72,29 @@ fi
 
 work=$(mktemp -d /var/tmp/pgmq-debian-packages.XXXXXX)
 mounted=()
-cleanup() {
-  local status=$? root
-  set +e
+install_jobs=()  # "pid:major" of the fresh installs running in the background
+# release_root ROOT: stops the clusters running in ROOT and unmounts it.
+release_root() {
+  # shellcheck disable=SC2016 # expanded in the root
+  chroot "$1" sh -c 'for c in /etc/postgresql/*/main; do [ -d "$c" ] || continue; v=${c#/etc/postgresql/}; v=${v%/main};
+    runuser -u postgres -- pg_ctlcluster "$v" main stop -m fast; done' >/dev/null 2>&1
+  umount_rootfs "$1"
+}
+release_mounted() {
+  local root
   for root in "${mounted[@]}"; do
-    chroot "$root" sh -c 'for c in /etc/postgresql/*/main; do [ -d "$c" ] || continue; v=${c#/etc/postgresql/}; v=${v%/main};
-      runuser -u postgres -- pg_ctlcluster "$v" main stop -m immediate; done' >/dev/null 2>&1
-    umount_rootfs "$root"
+    release_root "$root"
   done
-  rm -rf "$work"
+}
+cleanup() {
+  local status=$? job
+  set +e
+  # Each job unmounts its root when it ends; its files go only after that.
+  for job in "${install_jobs[@]}"; do
+    wait "${job%%:*}"
+  done
+  release_mounted
+  rm -rf --one-file-system "$work"
   if [ $status -eq 0 ]; then say "PASS ($SECONDS s)"; else say "FAILED (exit $status, $SECONDS s)"; fi
   exit $status
 }
@@ -116,33 +130,6 @@ for major in $MAJORS; do
 done
 phase "build"
 
-# The previous package: an earlier commit's tree with this tree's debian/ and
-# an older version, so that apt sees this tree's package as its upgrade.
-git -C "$repo" cat-file -e "$PREVIOUS^{commit}" 2>/dev/null ||
-  fail "commit $PREVIOUS is not in this clone (a shallow clone? fetch its history)"
-previous_src=$work/previous-src
-mkdir "$previous_src"
-git -C "$repo" archive "$PREVIOUS" | tar -x -C "$previous_src"
-cp -r "$repo/debian" "$previous_src/"
-previous_version=${version%-*}-0~$PREVIOUS
-dpkg --compare-versions "$previous_version" lt "$version" || fail "$previous_version is not older than $version"
-{
-  printf 'pgmq-cpp (%s) unstable; urgency=medium\n\n  * Built from commit %s for the upgrade test.\n\n' "$previous_version" "$PREVIOUS"
-  printf ' -- %s  %s\n' "$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Maintainer)" "$(date -R)"
-} >"$previous_src/debian/changelog"
-previous_ext=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$previous_src/pgmq.control")
-# Same version, other SQL: ALTER EXTENSION pgmq UPDATE would keep a database
-# on the previous SQL, which the new library does not fit.
-if [ "$previous_ext" = "$ext_version" ] &&
-  ! cmp -s "$previous_src/sql/pgmq--$ext_version.sql" "$repo/sql/pgmq--$ext_version.sql"; then
-  fail "sql/pgmq--$ext_version.sql changed since commit $PREVIOUS but the extension's version did not: a database
-  made by the previous package would keep the old SQL after ALTER EXTENSION pgmq UPDATE. Give pgmq.control a new
-  default_version with an update script sql/pgmq--$previous_ext--<new>.sql (installed by Makefile.pgxs)"
-fi
-DEB_BUILD_OPTIONS=nocheck "$repo/scripts/build-packages.sh" --source "$previous_src" --majors 15 --extension-only \
-  --out "$work/previous" >"$work/previous.log" 2>&1 || { tail -n 30 "$work/previous.log"; fail "building the previous package"; }
-ok "the previous package $previous_version (extension $previous_ext) from commit $PREVIOUS"
-phase "previous package"
 
 # ---- a fresh root of a suite, with pgmq's packages installed by apt -------------------
 # new_root SUITE: root becomes a copy of the suite's minbase root, mounted,
@@ -157,7 +144,7 @@ new_root() {
   printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
   chmod 755 "$root/usr/sbin/policy-rc.d"
   mkdir -p "$root/debs"
-  in_root "$root" apt-get update >>"$work/apt.log" 2>&1 || { tail "$work/apt.log"; fail "apt-get update in $suite"; }
+  in_root "$root" apt-get update >>"$root.apt.log" 2>&1 || { tail "$root.apt.log"; fail "apt-get update in $suite"; }
 }
 
 # in_root ROOT CMD...: CMD in ROOT, with an environment of its own.
@@ -175,7 +162,7 @@ apt_install() {
     cp "$deb" "$root/debs/"
     args+=("/debs/$(basename "$deb")")
   done
-  in_root "$root" apt-get install -y "${args[@]}" >>"$work/apt.log" 2>&1 || { tail -n 20 "$work/apt.log"; return 1; }
+  in_root "$root" apt-get install -y "${args[@]}" >>"$root.apt.log" 2>&1 || { tail -n 20 "$root.apt.log"; return 1; }
 }
 
 # rq ROOT SQL: SQL in ROOT's cluster, database postgres, as postgres.
@@ -228,10 +215,14 @@ round_trip() {
             (SELECT count(*) FROM pgmq.delete('pkg_parts', ARRAY(SELECT generate_series(1, 25)::bigint)))"
 }
 
-# ---- 17 and 18: a fresh install in each suite -----------------------------------
-for major in $MAJORS; do
-  [ "$major" != 15 ] || continue
+# ---- 17 and 18: a fresh install in each suite, in the background ----------------------
+# fresh_install MAJOR (in a subshell of its own, which unmounts its root at
+# its end): apt-get install of the extension package, its cluster, the round trip.
+fresh_install() {
+  local major=$1 suite deb p started=$SECONDS
   suite=$(rootfs_suite "$major")
+  mounted=()
+  trap release_mounted EXIT
   new_root "$suite"
   deb=$(ls "$packages/$suite/postgresql-$major-pgmq-cpp_${version}_"*.deb)
   apt_install "$root" "$deb" || fail "apt-get install ./$(basename "$deb") in $suite"
@@ -242,11 +233,43 @@ for major in $MAJORS; do
   configure_cluster "$root" "$major" pgmq,pg_partman_bgw
   cluster "$root" "$major" start || fail "the cluster of PostgreSQL $major did not start"
   round_trip "$root"
-  cluster "$root" "$major" stop
-  umount_rootfs "$root"
-  rm -rf "$root"
-  phase "PostgreSQL $major: install and round trip"
+  say "== PostgreSQL $major: install and round trip: $((SECONDS - started)) s"
+}
+# They overlap the previous package's build and 15's tests: apt and dpkg
+# mostly wait on the network and the disk.
+for major in $MAJORS; do
+  [ "$major" != 15 ] || continue
+  (fresh_install "$major") >"$work/install-$major.log" 2>&1 &
+  install_jobs+=("$!:$major")
 done
+
+# The previous package: an earlier commit's tree with this tree's debian/ and
+# an older version, so that apt sees this tree's package as its upgrade.
+git -C "$repo" cat-file -e "$PREVIOUS^{commit}" 2>/dev/null ||
+  fail "commit $PREVIOUS is not in this clone (a shallow clone? fetch its history)"
+previous_src=$work/previous-src
+mkdir "$previous_src"
+git -C "$repo" archive "$PREVIOUS" | tar -x -C "$previous_src"
+cp -r "$repo/debian" "$previous_src/"
+previous_version=${version%-*}-0~$PREVIOUS
+dpkg --compare-versions "$previous_version" lt "$version" || fail "$previous_version is not older than $version"
+{
+  printf 'pgmq-cpp (%s) unstable; urgency=medium\n\n  * Built from commit %s for the upgrade test.\n\n' "$previous_version" "$PREVIOUS"
+  printf ' -- %s  %s\n' "$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Maintainer)" "$(date -R)"
+} >"$previous_src/debian/changelog"
+previous_ext=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$previous_src/pgmq.control")
+# Same version, other SQL: ALTER EXTENSION pgmq UPDATE would keep a database
+# on the previous SQL, which the new library does not fit.
+if [ "$previous_ext" = "$ext_version" ] &&
+  ! cmp -s "$previous_src/sql/pgmq--$ext_version.sql" "$repo/sql/pgmq--$ext_version.sql"; then
+  fail "sql/pgmq--$ext_version.sql changed since commit $PREVIOUS but the extension's version did not: a database
+  made by the previous package would keep the old SQL after ALTER EXTENSION pgmq UPDATE. Give pgmq.control a new
+  default_version with an update script sql/pgmq--$previous_ext--<new>.sql (installed by Makefile.pgxs)"
+fi
+DEB_BUILD_OPTIONS=nocheck "$repo/scripts/build-packages.sh" --source "$previous_src" --majors 15 --extension-only \
+  --out "$work/previous" >"$work/previous.log" 2>&1 || { tail -n 30 "$work/previous.log"; fail "building the previous package"; }
+ok "the previous package $previous_version (extension $previous_ext) from commit $PREVIOUS"
+phase "previous package"
 
 # ---- 15: the previous package, the upgrade, removal ----------------------------------
 new_root bookworm
@@ -295,7 +318,7 @@ phase "PostgreSQL 15: previous package, upgrade, round trip"
 
 # Removing the package: the data stays. A server that preloads pgmq does
 # not start without it (docs/operations.md says to take it out first).
-in_root "$root" apt-get remove -y postgresql-15-pgmq-cpp >>"$work/apt.log" 2>&1 || fail "apt-get remove"
+in_root "$root" apt-get remove -y postgresql-15-pgmq-cpp >>"$root.apt.log" 2>&1 || fail "apt-get remove"
 [ ! -e "$root/usr/lib/postgresql/15/lib/pgmq.so" ] || fail "pgmq.so is still there after apt-get remove"
 if cluster "$root" 15 restart >/dev/null 2>&1; then
   fail "the server started with pgmq preloaded and its package removed"
@@ -348,7 +371,7 @@ for program in pgmq-relay pgmq-console; do
 $(diff <(echo "$from_help") <(echo "$from_man"))"
 done
 ok "each program's --help and man page name the same options"
-in_root "$root" apt-get install -y --no-install-recommends systemd man-db >>"$work/apt.log" 2>&1 ||
+in_root "$root" apt-get install -y --no-install-recommends systemd man-db >>"$root.apt.log" 2>&1 ||
   fail "apt-get install systemd man-db"
 in_root "$root" systemd-analyze verify pgmq-relay.service pgmq-console.service ||
   fail "systemd-analyze verify"
@@ -360,3 +383,15 @@ done
 phase "pgmq-relay and pgmq-console: install, users, conffiles, units"
 /usr/bin/python3 "$repo/test/lib/package_services.py" "$root" || fail "running the units' ExecStart"
 phase "pgmq-relay and pgmq-console: ExecStart as the units' users"
+
+# ---- the fresh installs' results -------------------------------------------------
+failed_majors=
+for job in "${install_jobs[@]}"; do
+  status=0
+  wait "${job%%:*}" || status=$?
+  cat "$work/install-${job#*:}.log"
+  [ "$status" -eq 0 ] || failed_majors="$failed_majors ${job#*:}"
+done
+install_jobs=()
+[ -z "$failed_majors" ] || fail "the fresh install of PostgreSQL$failed_majors"
+phase "waiting for the fresh installs of 17 and 18"
