@@ -254,13 +254,13 @@ previous_src=$work/previous-src
 mkdir "$previous_src"
 git -C "$repo" archive "$PREVIOUS" | tar -x -C "$previous_src"
 cp -r "$repo/debian" "$previous_src/"
-previous_version=${version%-*}-0~$PREVIOUS
+previous_ext=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$previous_src/pgmq.control")
+previous_version=$previous_ext-0~$PREVIOUS
 dpkg --compare-versions "$previous_version" lt "$version" || fail "$previous_version is not older than $version"
 {
   printf 'pgmq-cpp (%s) unstable; urgency=medium\n\n  * Built from commit %s for the upgrade test.\n\n' "$previous_version" "$PREVIOUS"
   printf ' -- %s  %s\n' "$(dpkg-parsechangelog -l "$repo/debian/changelog" -S Maintainer)" "$(date -R)"
 } >"$previous_src/debian/changelog"
-previous_ext=$(sed -n "s/^default_version = '\(.*\)'$/\1/p" "$previous_src/pgmq.control")
 # Same version, other SQL: ALTER EXTENSION pgmq UPDATE would keep a database
 # on the previous SQL, which the new library does not fit.
 if [ "$previous_ext" = "$ext_version" ] &&
