@@ -198,10 +198,13 @@ int CheckTables(const Oid *relids, int count, ForeignCode *found)
 		elements[i] = ObjectIdGetDatum(unknown[i]);
 	Datum args[1] = {PointerGetDatum(construct_array(elements, nunknown, OIDOID, sizeof(Oid), true, TYPALIGN_INT))};
 	SpiConnect();
-	// The estimates of a catalog walk are far off: compiling it would cost a
-	// second for a millisecond's work.
+	// The estimates of a catalog walk are far off (millions of rows for a
+	// few): compiling it would cost a second for a millisecond's work, and
+	// hash tables sized for them would take megabytes of every backend that
+	// checks a table (work_mem caps their size; the real rows are few).
 	const int nest_level = NewGUCNestLevel();
 	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("work_mem", "64", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	// A fresh snapshot: what runs is what the relcache sees, every committed
 	// change, which the snapshot of a REPEATABLE READ transaction may not.
 	const int rc = SPI_execute_snapshot(RulePlan(), args, nullptr, GetLatestSnapshot(), InvalidSnapshot, true, false, 0);
