@@ -69,7 +69,8 @@ auto WithSession(Pool &pool, Fn fn)
 		if (e.sqlstate() == "42883" && std::string(e.what()).find("_tables_running_foreign_code") != std::string::npos)
 			throw ApiError(503,
 						   "this database's pgmq cannot say which queue tables are safe to read "
-						   "(no pgmq._tables_running_foreign_code): update it with ALTER EXTENSION pgmq UPDATE",
+						   "(pgmq._tables_running_foreign_code is gone since the console started): update it with "
+						   "ALTER EXTENSION pgmq UPDATE, or restart the console",
 						   e.sqlstate());
 		throw ApiError(HttpStatusForSqlstate(e.sqlstate(), e.connection_lost()), e.what(), e.sqlstate());
 	}
