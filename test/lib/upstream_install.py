@@ -55,9 +55,15 @@ def install(dbname, release, mode=None, with_partman=True):
             os.remove(path)
 
 
-def describe(release, mode=None):
-    """How the relay and the console name it in their log line."""
+def short_name(release, mode=None):
+    """How the relay and the console name it: "upstream pgmq 1.12.0" (an
+    extension's version), "upstream pgmq 1.13" (the release a SQL-only
+    install's functions show)."""
     mode = mode or install_mode(release)
-    if mode == "extension":
-        return f"upstream pgmq {release} (extension)"
-    return f"upstream pgmq {'.'.join(release.split('.')[:2])} (SQL-only install"
+    return "upstream pgmq " + (release if mode == "extension" else ".".join(release.split(".")[:2]))
+
+
+def describe(release, mode=None):
+    """The start of how they describe it in their log line."""
+    mode = mode or install_mode(release)
+    return short_name(release, mode) + (" (extension)" if mode == "extension" else " (SQL-only install")
