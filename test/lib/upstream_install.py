@@ -31,11 +31,12 @@ def script(release, sql_only):
     return subprocess.run(args, check=True, capture_output=True, text=True).stdout
 
 
-def install(dbname, release, mode=None, with_partman=True):
+def install(dbname, release, mode=None, with_partman=True, **connect):
     """Installs the stand-in of release into dbname (which has no pgmq yet),
-    with pg_partman in schema partman first when with_partman."""
+    with pg_partman in schema partman first when with_partman; connect: more
+    of psycopg's connection parameters (PGHOST etc. otherwise)."""
     mode = mode or install_mode(release)
-    with psycopg.connect(dbname=dbname, autocommit=True) as conn:
+    with psycopg.connect(dbname=dbname, autocommit=True, **connect) as conn:
         if with_partman:
             conn.execute("CREATE SCHEMA IF NOT EXISTS partman")
             conn.execute("CREATE EXTENSION IF NOT EXISTS pg_partman SCHEMA partman")
