@@ -8,7 +8,8 @@
 // Environment: CONSOLE_URL (a console with --allow-actions), PGDATABASE (and
 // PGHOST/PGPORT/PGUSER) for psql, UPSTREAM_NAME ("upstream pgmq 1.12.0", as
 // the page names it), DEFAULT_ROWS (1 when the release has
-// default_partition_length, 1.13), CHROMIUM. Prints one line per check;
+// default_partition_length, 1.13), CHROMIUM, SCREENSHOT (where to save the
+// overview, for docs/managed-databases.md). Prints one line per check;
 // exits 1 when any failed.
 import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
@@ -94,6 +95,7 @@ try {
     refused[0][0] === 'tenant_q' && refused[0][1] === 'owner' && refused[0][2].includes('owned by role browser_tenant'),
   JSON.stringify(refused));
   check('no pause badge anywhere', (await page.$$('[data-badge="paused"]')).length === 0);
+  if (process.env.SCREENSHOT) await page.screenshot({ path: process.env.SCREENSHOT });
 
   // ------------------------------------------------------------ jobs' page
   const readCt = sql('SELECT string_agg(read_ct::text, \',\' ORDER BY msg_id) FROM pgmq.q_jobs');

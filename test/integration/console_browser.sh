@@ -228,8 +228,10 @@ SQL
   pids+=($!)
   wait_for_session "$port" || { cat "$work/console-up.log" >&2; fail "upstream $release: the console did not answer"; }
   status=0
+  shot=
+  [ "$release" = 1.13.1 ] && shot=$root/docs/images/console-upstream.png
   CONSOLE_URL="http://127.0.0.1:$port" PGDATABASE="${db}_up" UPSTREAM_NAME="$upstream_name" DEFAULT_ROWS=$default_rows \
-    CHROMIUM="$chromium" timeout 60 node test/browser/console_upstream.mjs || status=$?
+    CHROMIUM="$chromium" SCREENSHOT=$shot timeout 60 node test/browser/console_upstream.mjs || status=$?
   kill "${pids[-1]}" 2>/dev/null || true
   if [ "$status" -ne 0 ]; then
     tail -n 20 "$work/console-up.log" >&2
