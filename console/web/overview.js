@@ -211,11 +211,17 @@ function renderRefused(refused) {
   box.hidden = refused.length === 0;
   if (!refused.length) return;
   const n = refused.length;
+  const role = state.session ? state.session.role : 'the console\'s role';
+  // "code": pgmq's rule found what the table carries; "owner": without the
+  // rule (upstream pgmq), its owner lacks the console role's privileges.
+  const byOwner = refused.every((q) => q.kind === 'owner');
   const items = refused.map((q) => el('li', { 'data-refused': q.name, 'data-kind': q.kind || '' },
-    el('strong', null, q.name), `: ${q.explanation || `its table carries ${q.reason}`}`));
+    el('strong', null, q.name), q.kind === 'owner' ? `: ${q.reason}` : `: its table carries ${q.reason}`));
   box.replaceChildren(
-    el('p', null, `${n} ${n === 1 ? 'queue is' : 'queues are'} not read: ${n === 1 ? 'its table' : 'their tables'} ` +
-      `would run another role's code as ${state.session ? state.session.role : 'the console\'s role'}.`),
+    el('p', null, `${n} ${n === 1 ? 'queue is' : 'queues are'} not read: ` + (byOwner
+      ? `without pgmq-cpp's rule for queue tables the console cannot tell what code ${n === 1 ? 'its table' : 'their tables'} ` +
+        `would run as ${role}, and ${n === 1 ? 'its owner lacks' : 'their owners lack'} the privileges of ${role}.`
+      : `${n === 1 ? 'its table' : 'their tables'} would run another role's code as ${role}.`)),
     el('ul', null, ...items));
 }
 
