@@ -20,8 +20,8 @@ namespace pgmq::console {
 // a read of it reaches (partitions, inheritance children), is a plain or
 // partitioned table owned by the console's role or by a role that has all
 // its privileges (a member that inherits them) and at least its SUPERUSER,
-// CREATEROLE, BYPASSRLS and REPLICATION attributes, which membership does
-// not pass on. Only the owner, or a role with the owner's privileges, can
+// CREATEROLE, CREATEDB, BYPASSRLS and REPLICATION attributes, which
+// membership does not pass on. Only the owner, or a role with the owner's privileges, can
 // attach code to a table, or change its owner, or attach partitions, so the
 // owner is the one to judge. The tables were locked (LOCK TABLE ONLY, of
 // those kLockableSql lists) before this statement, so none can be dropped
@@ -57,7 +57,7 @@ const char kOwnerVerdict[] = R"SQL(
               THEN format('%s, which a read of it reaches, is not a table', c.oid::regclass)
               WHEN NOT (o.oid = me.oid OR (pg_has_role(o.oid, me.oid, 'USAGE')
                           AND (o.rolsuper OR NOT me.rolsuper) AND (o.rolcreaterole OR NOT me.rolcreaterole)
-                          AND (o.rolbypassrls OR NOT me.rolbypassrls)
+                          AND (o.rolcreatedb OR NOT me.rolcreatedb) AND (o.rolbypassrls OR NOT me.rolbypassrls)
                           AND (o.rolreplication OR NOT me.rolreplication)))
               THEN format('%s is owned by role %I, which does not have the privileges of role %I',
                           c.oid::regclass, o.rolname, me.rolname) END)SQL";

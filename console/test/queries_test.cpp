@@ -57,7 +57,7 @@ TEST(ConsoleQueries, WithoutTheRuleTheOwnerRuleJudgesLockedTables)
 	EXPECT_NE(catalog.find("a.oid = ANY($2::oid[])"), std::string::npos);
 	EXPECT_NE(catalog.find("pg_inherits"), std::string::npos);
 	EXPECT_NE(catalog.find("pg_has_role(o.oid, me.oid, 'USAGE')"), std::string::npos);
-	for (const char *attribute : {"rolsuper", "rolcreaterole", "rolbypassrls", "rolreplication"})
+	for (const char *attribute : {"rolsuper", "rolcreaterole", "rolcreatedb", "rolbypassrls", "rolreplication"})
 		EXPECT_NE(catalog.find(std::string("o.") + attribute + " OR NOT me." + attribute), std::string::npos)
 			<< attribute;
 	EXPECT_NE(catalog.find("'owner' AS kind"), std::string::npos);
