@@ -61,7 +61,7 @@ def build(context, target, tmp):
                         context], capture_output=True, text=True)
     with open(os.path.join(tmp, f"build-{target}.log"), "w") as f:
         f.write(r.stdout + r.stderr)
-    if not check(f"the {target} image builds", r.returncode == 0, (r.stdout + r.stderr)[-1500:]):
+    if not check(f"the {target} image builds", r.returncode == 0, "" if r.returncode == 0 else (r.stdout + r.stderr)[-1500:]):
         raise RuntimeError(f"podman build --target {target} failed")
     return image
 
@@ -77,8 +77,9 @@ def image_checks(image, target, binary):
         check(f"{target}: no compiler or package build tools in it",
               not any(os.path.exists(c.root + p) for p in ("/usr/bin/g++", "/usr/bin/cmake", "/usr/include/libpq-fe.h")))
         r = subprocess.run(["chroot", c.root, "ldd", binary], capture_output=True, text=True)
+        missing = [line.strip() for line in r.stdout.splitlines() if "not found" in line]
         check(f"{target}: every library {binary} needs is in the image",
-              r.returncode == 0 and "not found" not in r.stdout, r.stdout + r.stderr)
+              r.returncode == 0 and not missing, missing or r.stderr or f"{len(r.stdout.splitlines())} libraries")
         uid = (c.uid, c.user)
     finally:
         c.close()
@@ -176,8 +177,8 @@ def run_images(tmp, relay_image, console_image, cluster, broker):
             status = c.stop()
             with open(os.path.join(tmp, f"{name}.log")) as f:
                 log = f.read()
-            check(f"{name}: exits 0 on its STOPSIGNAL", status == 0, f"{status}: {log[-300:]}")
-            check(f"{name}: the password is not in its log", APP_PASSWORD not in log and log != "", log[-200:])
+            check(f"{name}: exits 0 on its STOPSIGNAL", status == 0, status if status == 0 else f"{status}: {log[-300:]}")
+            check(f"{name}: the password is not in its log", APP_PASSWORD not in log and log != "")
     finally:
         relay.close()
         console.close()

@@ -43,6 +43,7 @@ class ContainerRoot:
         self.name = name
         self.mounts = []
         self.proc = None
+        self.env = {}
         podman("rm", "-f", name, check=False)
         podman("create", "--name", name, image)
         self.root = podman("mount", name)
@@ -80,13 +81,15 @@ class ContainerRoot:
     def start(self, env, log_path, args=None):
         """The ENTRYPOINT with args (default: the image's CMD)."""
         argv = (self.config.get("Entrypoint") or []) + (args if args is not None else (self.config.get("Cmd") or []))
+        self.env = dict(env)  # a health check or an exec sees the container's -e variables too
         self.log = open(log_path, "ab")
         self.proc = subprocess.Popen(self._argv(env, argv), stdout=self.log, stderr=subprocess.STDOUT, cwd="/")
         return self.proc
 
     def exec(self, argv, env=None, timeout=30):
         """Like podman exec: (exit status, output)."""
-        r = subprocess.run(self._argv(env or {}, argv), capture_output=True, text=True, timeout=timeout, cwd="/")
+        r = subprocess.run(self._argv(dict(self.env, **(env or {})), argv), capture_output=True, text=True,
+                           timeout=timeout, cwd="/")
         return r.returncode, (r.stdout + r.stderr).strip()
 
     def health(self):
