@@ -101,8 +101,9 @@ function renderShell(view) {
 function notAvailableNotice() {
   const missing = missingFeatures();
   if (!missing.length) return null;
+  const text = notAvailableText();
   return el('p', { id: 'not-available', class: 'notice muted' },
-    `${missing.join(', ')}: ${notAvailableText()} (they need pgmq-cpp).`);
+    `${text[0].toUpperCase()}${text.slice(1)} (they need pgmq-cpp): ${missing.join(', ')}.`);
 }
 
 function numCell(key, value, text, extraClass) {

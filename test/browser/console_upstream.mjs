@@ -77,7 +77,7 @@ try {
   await page.goto(`${BASE}/#/`);
   await page.waitForSelector('#overview tbody tr[data-queue="jobs"]', { timeout: 10000 });
   const notice = await page.$eval('#not-available', (p) => p.textContent).catch(() => '');
-  check('the overview names what is not available with it', notice.includes(`not available with ${NAME}`) &&
+  check('the overview names what is not available with it', notice.includes(`Not available with ${NAME}`) &&
     ['dead-letter policies', 'pause', 'priorities', 'partition runway', 'failure reasons', 'redrive']
       .every((w) => notice.includes(w)), notice);
   const columns = await page.$$eval('#overview thead th', (ths) => ths.map((th) => th.dataset.col));
