@@ -270,33 +270,10 @@ if [ ${#missing[@]} -gt 0 ]; then
     { cat "$work/apt.log"; fail "apt-get install ${missing[*]}"; exit 1; }
 fi
 
-# The archive the host uses (the same address serves every suite).
-mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
-mirror=${mirror:-http://deb.debian.org/debian}
-
-# ensure_base SUITE: docker.io/library/debian:SUITE-slim, made with debootstrap
-# when no such image is stored. forky's Release file can be past its
-# Valid-Until date, which debootstrap refuses: its base is trixie with the
-# sources moved to forky (as test/lib/rootfs.sh makes its roots).
+# ensure_base SUITE: docker.io/library/debian:SUITE-slim (docker/base-image.sh,
+# which the programs' images test shares).
 ensure_base() {
-  local suite=$1 ref dir from
-  ref=docker.io/library/debian:$suite-slim
-  podman image exists "$ref" && return 0
-  from=$suite
-  [ "$suite" = forky ] && from=trixie
-  dir=$work/base-$suite
-  echo "== making base image $ref (debootstrap $from)"
-  local t0=$SECONDS
-  debootstrap --variant=minbase "$from" "$dir" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-    { tail -n 20 "$work/debootstrap.log"; return 1; }
-  if [ "$suite" = forky ]; then
-    echo "deb [check-valid-until=no] $mirror forky main" >"$dir/etc/apt/sources.list"
-  fi
-  rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
-  tar -C "$dir" -c . | podman import --change 'CMD ["bash"]' - "$ref" >"$work/import.log" 2>&1 ||
-    { cat "$work/import.log"; return 1; }
-  rm -rf "$dir"
-  echo "base image $ref: $((SECONDS - t0)) s"
+  "$repo/docker/base-image.sh" "$1"
 }
 if ensure_base "$suite"; then
   ok "base image debian:$suite-slim"

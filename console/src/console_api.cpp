@@ -57,8 +57,8 @@ std::string UtcNow()
 	return text;
 }
 
-// Runs fn with a session; database errors become ApiErrors. Without the
-// extension's rule for queue tables (an older pgmq) the console reads none.
+// Runs fn with a session; database errors become ApiErrors. The rule for
+// queue tables gone since the start (an older pgmq-cpp put back): none is read.
 template <typename Fn>
 auto WithSession(Pool &pool, Fn fn)
 {
@@ -69,7 +69,8 @@ auto WithSession(Pool &pool, Fn fn)
 		if (e.sqlstate() == "42883" && std::string(e.what()).find("_tables_running_foreign_code") != std::string::npos)
 			throw ApiError(503,
 						   "this database's pgmq cannot say which queue tables are safe to read "
-						   "(no pgmq._tables_running_foreign_code): update it with ALTER EXTENSION pgmq UPDATE",
+						   "(pgmq._tables_running_foreign_code is gone since the console started): update it with "
+						   "ALTER EXTENSION pgmq UPDATE, or restart the console",
 						   e.sqlstate());
 		throw ApiError(HttpStatusForSqlstate(e.sqlstate(), e.connection_lost()), e.what(), e.sqlstate());
 	}
@@ -93,33 +94,86 @@ auto InTransaction(pgmq::console::Session &session, Fn fn)
 	}
 }
 
+bool BoolOr(const json &object, const char *key, bool otherwise)
+{
+	auto it = object.find(key);
+	return it != object.end() && it->is_boolean() ? it->get<bool>() : otherwise;
+}
+
+// Why a table is not read: pgmq's rule names what it carries ("code"); the
+// owner rule names the owner ("owner").
+std::string RefusalText(const json &reason, const json &kind, const std::string &role)
+{
+	if (kind == "owner")
+		return reason.get<std::string>() + ": without pgmq-cpp's rule for queue tables the console cannot tell " +
+			   "what code a read of it would run with role " + role + "'s rights";
+	return "its table carries " + reason.get<std::string>();
+}
+
 // 403 when the queue's table would run another role's code as the
-// console's role (the catalog entry's "refused", pgmq's own reason).
-void RefuseForeignCode(const json &entry, const std::string &name, const char *key, const char *what)
+// console's role (the catalog entry's "refused", with its reason).
+void RefuseForeignCode(const json &entry, const std::string &name, const char *key, const char *what,
+					   const std::string &role)
 {
 	const json &reason = entry.value(key, json());
 	if (reason.is_string())
 		throw ApiError(403,
-					   "pgmq-console does not read " + std::string(what) + " \"" + name +
-						   "\": its table carries " + reason.get<std::string>(),
+					   "pgmq-console does not read " + std::string(what) + " \"" + name + "\": " +
+						   RefusalText(reason, entry.value(std::string(key) + "_kind", json()), role),
 					   "42501");
+}
+
+// 409 for an action that needs what only pgmq-cpp has.
+void RequireFeature(bool available, const std::string &what, const pg::PgmqFeatures &features)
+{
+	if (!available)
+		throw ApiError(409, what + " needs pgmq-cpp: not available with " + pg::ShortName(features));
 }
 
 std::string Plural(long long count) { return std::to_string(count) + (count == 1 ? " message" : " messages"); }
 
 }  // namespace
 
+std::string ConsoleApi::Start()
+{
+	WithSession(pool_, [&](pgmq::console::Session &session) {
+		catalog_.Detect(session, options_.trust_queue_owners);
+		return 0;
+	});
+	if (!catalog_.features().present)
+		throw ApiError(503, "the database offers " + pg::Describe(catalog_.features()));
+	// Every queue owner's code would run with the role's rights.
+	if (catalog_.TableCheck() == "trust" && catalog_.role_privileged())
+		throw ApiError(403, "--trust-queue-owners with role " + catalog_.role() +
+								", which has SUPERUSER, CREATEROLE, BYPASSRLS or REPLICATION: every queue owner's "
+								"code would run with those powers; connect as a role without them");
+	return catalog_.LogLine();
+}
+
+bool ConsoleApi::Healthy()
+{
+	try {
+		auto session = pool_.Acquire();
+		session->Exec("SELECT 1");
+		return true;
+	} catch (const DatabaseError &) {
+		return false;
+	}
+}
+
 json ConsoleApi::Session()
 {
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		Row row = session.Exec(kSessionSql).at(0);
-		return json{{"role", row[0].value_or("")},
+		json answer{{"role", row[0].value_or("")},
 					{"database", row[1].value_or("")},
 					{"server_version", row[2].value_or("")},
 					{"actions", options_.actions},
 					{"csrf_token", token_},
 					{"sample_seconds", options_.sample_seconds},
 					{"history_seconds", options_.history_seconds}};
+		catalog_.Describe(answer);
+		return answer;
 	});
 }
 
@@ -151,8 +205,10 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 	}
 	if (policies.is_object())
 		figures.dead_lettered = Integer(policies.value("dead_lettered", json()));
-	figures.paused = catalog.value("paused", false);
-	const json dead_letter_for = catalog.value("dead_letter_for", json::array());
+	// null, not false, where the database's pgmq has no pause or policies.
+	const json paused = catalog.value("paused", json());
+	figures.paused = BoolOr(catalog, "paused", false);
+	const json dead_letter_for = catalog.value("dead_letter_for", json());
 	figures.dead_letter_queue = dead_letter_for.is_array() && !dead_letter_for.empty();
 	if (partitions.is_array())
 		for (const auto &partition : partitions) {
@@ -167,9 +223,9 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 		}
 	bool has_policy = policies.is_object() && policies.value("dead_letter_queue", json()).is_string();
 	return json{{"name", name},
-				{"partitioned", catalog.value("partitioned", false)},
-				{"unlogged", catalog.value("unlogged", false)},
-				{"paused", figures.paused},
+				{"partitioned", BoolOr(catalog, "partitioned", false)},
+				{"unlogged", BoolOr(catalog, "unlogged", false)},
+				{"paused", paused},
 				{"dead_letter_for", dead_letter_for},
 				{"visible", figures.visible},
 				{"leased", leased},
@@ -195,11 +251,14 @@ json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std:
 	std::vector<int> depth_index;
 	hidden = 0;
 	refused = json::array();
-	for (const Row &row : session.Exec(kCatalogSql, {name})) {
-		json entry = json::parse(row.at(0).value_or("null"));
-		bool readable = entry.value("readable", false);
+	for (json &entry : catalog_.Rows(session, name)) {
+		bool readable = BoolOr(entry, "readable", false);
 		if (entry.value("refused", json()).is_string())
-			refused.push_back({{"name", entry.at("name")}, {"reason", entry.at("refused")}});
+			refused.push_back({{"name", entry.at("name")},
+							   {"reason", entry.at("refused")},
+							   {"kind", entry.value("refused_kind", json())},
+							   {"explanation", RefusalText(entry.at("refused"), entry.value("refused_kind", json()),
+														   catalog_.role())}});
 		else
 			hidden += readable ? 0 : 1;
 		const json &metrics = entry.at("metrics");
@@ -220,7 +279,7 @@ json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std:
 		by_index.at(static_cast<std::size_t>(ToLong(row.at(0)))) = &row;
 	json queues = json::array();
 	for (std::size_t i = 0; i < catalog.size(); ++i)
-		if (catalog[i].value("readable", false))
+		if (BoolOr(catalog[i], "readable", false))
 			queues.push_back(QueueObject(
 				catalog[i], depth_index[i] >= 0 ? by_index[static_cast<std::size_t>(depth_index[i])] : nullptr,
 				rate_points));
@@ -244,18 +303,18 @@ json ConsoleApi::Overview()
 
 json ConsoleApi::CatalogEntry(pgmq::console::Session &session, const std::string &name)
 {
-	auto rows = session.Exec(kCatalogSql, {name});
+	auto rows = catalog_.Rows(session, name);
 	if (rows.empty())
 		throw ApiError(404, "queue \"" + name + "\" does not exist");
-	return json::parse(rows[0].at(0).value_or("null"));
+	return rows[0];
 }
 
 // One queue's catalog entry, readable by the role, or 403 (refused) or 404.
 json ConsoleApi::Catalog(pgmq::console::Session &session, const std::string &name)
 {
 	json entry = CatalogEntry(session, name);
-	RefuseForeignCode(entry, name, "refused", "queue");
-	if (!entry.value("readable", false))
+	RefuseForeignCode(entry, name, "refused", "queue", catalog_.role());
+	if (!BoolOr(entry, "readable", false))
 		throw ApiError(404, "queue \"" + name + "\" does not exist or you may not read it", "42501");
 	return entry;
 }
@@ -318,12 +377,13 @@ json ConsoleApi::Messages(const std::string &name, const MessageQuery &query)
 		if (source == MessageSource::kQueue) {
 			relname = entry.at("relname").get<std::string>();
 		} else if (source == MessageSource::kArchive) {
-			RefuseForeignCode(entry, name, "archive_refused", "the archive of queue");
+			RefuseForeignCode(entry, name, "archive_refused", "the archive of queue", catalog_.role());
 			if (!entry.at("archive_relname").is_string())
 				throw ApiError(404, "the archive of \"" + name + "\" does not exist or you may not read it");
 			relname = entry.at("archive_relname").get<std::string>();
 		} else {
 			const json &policies = entry.at("policies");
+			RequireFeature(catalog_.features().policies, "a dead-letter queue", catalog_.features());
 			if (!policies.is_object() || !policies.value("dead_letter_queue", json()).is_string())
 				throw ApiError(404, "\"" + name + "\" has no dead-letter queue");
 			relname = Catalog(session, policies.at("dead_letter_queue").get<std::string>()).at("relname");
@@ -348,13 +408,21 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 	json request = json::parse(body.empty() ? "{}" : body, nullptr, /*allow_exceptions=*/false);
 	if (!request.is_object())
 		throw ApiError(400, "the body must be a JSON object");
+	const pg::PgmqFeatures &features = catalog_.features();
+	if (action == "redrive" || action == "redrive_all")
+		RequireFeature(features.redrive, action == "redrive" ? "redrive" : "redrive_all", features);
+	if (action == "pause" || action == "resume")
+		RequireFeature(features.pause, action, features);
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		if (action == "purge") {
 			// TRUNCATE fires the table's triggers as the console's role: asked
-			// here to say why; pgmq.purge_queue checks again under its lock.
-			RefuseForeignCode(CatalogEntry(session, name), name, "refused", "queue");
-			long long count = ToLong(session.Exec("SELECT pgmq.purge_queue($1)", {name}).at(0).at(0));
-			return json{{"done", "purged " + Plural(count) + " from " + name}, {"count", count}};
+			// here to say why, under the catalog's lock; pgmq-cpp's
+			// purge_queue checks again under its own.
+			return InTransaction(session, [&] {
+				RefuseForeignCode(CatalogEntry(session, name), name, "refused", "queue", catalog_.role());
+				long long count = ToLong(session.Exec("SELECT pgmq.purge_queue($1)", {name}).at(0).at(0));
+				return json{{"done", "purged " + Plural(count) + " from " + name}, {"count", count}};
+			});
 		}
 		if (action == "redrive") {
 			Value qty;
@@ -371,7 +439,7 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 			std::string dead = policies.at("dead_letter_queue");
 			// Both tables' triggers fire (DELETE, INSERT); pgmq.redrive checks
 			// both again under its locks.
-			RefuseForeignCode(CatalogEntry(session, dead), dead, "refused", "queue");
+			RefuseForeignCode(CatalogEntry(session, dead), dead, "refused", "queue", catalog_.role());
 			long long count = ToLong(session.Exec("SELECT pgmq.redrive($1, $2, $3::int)", {dead, name, qty}).at(0).at(0));
 			return json{{"done", "moved " + Plural(count) + " from " + dead + " back to " + name}, {"count", count}};
 		}

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "catalog.hpp"
 #include "database.hpp"
 #include "pgmq/console/options.hpp"
 #include "pgmq/console/rate_history.hpp"
@@ -24,7 +25,13 @@ class ConsoleApi {
 		: pool_(pool), rates_(rates), options_(options), token_(std::move(token))
 	{
 	}
+	// Asks the database which pgmq it runs (once, before serving) and returns
+	// the line to log. Throws ApiError: also for --trust-queue-owners with a
+	// role whose powers every queue owner's code would then have.
+	std::string Start();
 	nlohmann::json Session();
+	// /healthz: whether a database session answers.
+	bool Healthy();
 	nlohmann::json Overview();
 	nlohmann::json Queue(const std::string &name);
 	nlohmann::json Messages(const std::string &name, const MessageQuery &query);
@@ -49,6 +56,7 @@ class ConsoleApi {
 	const RateHistory &rates_;
 	const Options &options_;
 	std::string token_;
+	QueueCatalog catalog_;
 };
 
 }  // namespace pgmq::console

@@ -19,6 +19,8 @@ constexpr std::chrono::seconds kSendTimeout{10};
 constexpr std::size_t kThreads = 16;
 constexpr std::size_t kMaxBody = 64 * 1024;
 const char kQueueRoute[] = "/api/queues/([^/]+)";
+// 200 when a database session answers, else 503: the images' HEALTHCHECK.
+const char kHealthRoute[] = "/healthz";
 
 RequestFacts Facts(const httplib::Request &request)
 {
@@ -70,6 +72,10 @@ ConsoleServer::ConsoleServer(ConsoleApi &api, const RequestGuard &guard)
 		{"Cache-Control", "no-store"},
 	});
 	server_.set_pre_routing_handler([this](const httplib::Request &request, httplib::Response &response) {
+		// A container's health check asks by 127.0.0.1 whatever the console
+		// listens as; the answer holds nothing a foreign page could use.
+		if (request.path == kHealthRoute)
+			return httplib::Server::HandlerResponse::Unhandled;
 		std::string refused = guard_.RefuseRead(Facts(request));
 		if (refused.empty())
 			return httplib::Server::HandlerResponse::Unhandled;
@@ -84,6 +90,12 @@ ConsoleServer::ConsoleServer(ConsoleApi &api, const RequestGuard &guard)
 		});
 	}
 
+	server_.Get(kHealthRoute, [this](const httplib::Request &, httplib::Response &response) {
+		bool healthy = api_.Healthy();
+		response.status = healthy ? 200 : 503;
+		response.set_content(json{{"status", healthy ? "ok" : "the database does not answer"}}.dump(),
+							 "application/json");
+	});
 	server_.Get("/api/session", [this](const httplib::Request &, httplib::Response &response) {
 		Answer(response, [&] { return api_.Session(); });
 	});

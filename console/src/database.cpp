@@ -3,6 +3,8 @@
 
 #include <chrono>
 
+#include "connection_settings.hpp"
+
 namespace pgmq::console {
 namespace {
 
@@ -18,13 +20,16 @@ std::string Trimmed(const char *message)
 
 }  // namespace
 
-Session::Session(const std::string &conninfo, bool read_only)
+Session::Session(const std::string &conninfo, const std::string &password, bool read_only)
 {
-	const char *keys[] = {"dbname", "fallback_application_name", "connect_timeout", nullptr};
-	const char *values[] = {conninfo.empty() ? nullptr : conninfo.c_str(), "pgmq-console", "5", nullptr};
+	// The password after dbname: the file's wins.
+	const char *keys[] = {"dbname", "fallback_application_name", "connect_timeout", "password", nullptr};
+	const char *values[] = {conninfo.empty() ? nullptr : conninfo.c_str(), "pgmq-console", "5",
+							password.empty() ? nullptr : password.c_str(), nullptr};
 	conn_ = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
 	if (PQstatus(conn_) != CONNECTION_OK)
-		throw DatabaseError("cannot connect: " + Trimmed(PQerrorMessage(conn_)), "", true);
+		throw DatabaseError("cannot connect: " + pg::WithHint(Trimmed(PQerrorMessage(conn_)), "--password-file"), "",
+							true);
 	// A schema on search_path could otherwise resolve count, now or an
 	// operator to a function of whoever may create there.
 	Exec("SET search_path = pg_catalog");
@@ -92,7 +97,7 @@ Pool::Lease Pool::Acquire()
 	++open_;
 	lock.unlock();
 	try {
-		return Lease(*this, std::make_unique<Session>(conninfo_, read_only_));
+		return Lease(*this, std::make_unique<Session>(conninfo_, password_, read_only_));
 	} catch (...) {
 		std::lock_guard<std::mutex> relock(mutex_);
 		--open_;

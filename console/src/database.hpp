@@ -36,7 +36,9 @@ using Row = std::vector<Value>;
 
 class Session {
   public:
-	Session(const std::string &conninfo, bool read_only);
+	// password: from --password-file ("" for none: libpq's PGPASSWORD or
+	// PGPASSFILE apply). A failed connection's error names the setting to fix.
+	Session(const std::string &conninfo, const std::string &password, bool read_only);
 	~Session() { PQfinish(conn_); }
 	Session(const Session &) = delete;
 	Session &operator=(const Session &) = delete;
@@ -50,7 +52,7 @@ class Session {
 
 // A transaction on a session: BEGIN now, COMMIT by Commit(), ROLLBACK when
 // left without (an exception). The locks a statement takes in it (the
-// checks of kCatalogSql) hold until its end.
+// catalog's checks and LOCK TABLE) hold until its end.
 class Transaction {
   public:
 	explicit Transaction(Session &session) : session_(session) { session_.Exec("BEGIN"); }
@@ -66,7 +68,10 @@ class Transaction {
 
 class Pool {
   public:
-	Pool(std::string conninfo, bool read_only, std::size_t size) : conninfo_(std::move(conninfo)), read_only_(read_only), size_(size) {}
+	Pool(std::string conninfo, std::string password, bool read_only, std::size_t size)
+		: conninfo_(std::move(conninfo)), password_(std::move(password)), read_only_(read_only), size_(size)
+	{
+	}
 
 	// A session for one request, returned to the pool when the lease ends
 	// (dropped instead when its connection broke).
@@ -89,6 +94,7 @@ class Pool {
   private:
 	void Return(std::unique_ptr<Session> session);
 	std::string conninfo_;
+	std::string password_;
 	bool read_only_;
 	std::size_t size_;
 	std::mutex mutex_;

@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 #include <thread>
 
+#include "connection_settings.hpp"
 #include "console_server.hpp"
 #include "pgmq/console/api_error.hpp"
 #include "sampler.hpp"
@@ -25,10 +28,16 @@ constexpr std::size_t kSessions = 4;
 int main(int argc, char **argv)
 {
 	Options options;
+	std::string password;
 	try {
-		options = ParseOptions(argc, argv);
+		options = ParseOptions(argc, argv, [](const char *name) -> const char * { return std::getenv(name); });
+		if (!options.help && !options.password_file.empty())
+			password = pgmq::pg::ReadPasswordFile(options.password_file);
 	} catch (const OptionsError &e) {
 		std::fprintf(stderr, "pgmq-console: %s\n", e.what());
+		return 2;
+	} catch (const std::runtime_error &e) {
+		std::fprintf(stderr, "pgmq-console: --password-file: %s\n", e.what());
 		return 2;
 	}
 	if (options.help) {
@@ -43,12 +52,14 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 	signal(SIGPIPE, SIG_IGN);
 
-	Pool pool(options.conninfo, !options.actions, kSessions);
+	Pool pool(options.conninfo, password, !options.actions, kSessions);
 	RateHistory rates(static_cast<std::size_t>(options.history_seconds / options.sample_seconds));
 	RequestGuard guard(options.listen_host, options.listen_port, options.allowed_hosts, NewSessionToken());
 	ConsoleApi api(pool, rates, options, guard.token());
 	nlohmann::json session;
 	try {
+		std::string offers = api.Start();
+		std::fprintf(stderr, "pgmq-console: %s\n", offers.c_str());
 		session = api.Session();
 	} catch (const ApiError &e) {
 		std::fprintf(stderr, "pgmq-console: %s\n", e.what());
@@ -59,7 +70,7 @@ int main(int argc, char **argv)
 		std::fprintf(stderr, "pgmq-console: cannot listen on %s:%d\n", options.listen_host.c_str(), options.listen_port);
 		return 2;
 	}
-	Sampler sampler(options.conninfo, options.sample_seconds, rates);
+	Sampler sampler(options.conninfo, password, options.sample_seconds, rates);
 	std::thread signals([&] {
 		int received = 0;
 		sigwait(&stop_signals, &received);

@@ -3,6 +3,10 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "connection_settings.hpp"
 
 namespace pgmq::console {
 namespace {
@@ -19,7 +23,7 @@ int ParseInt(const std::string &option, const std::string &text, int low, int hi
 }
 
 // HOST:PORT, [IPv6]:PORT or PORT.
-void ParseListen(const std::string &text, Options &options)
+void ParseListen(const std::string &text, Options &options, const std::string &option = "--listen")
 {
 	std::string host = options.listen_host, port = text;
 	auto colon = text.rfind(':');
@@ -30,16 +34,62 @@ void ParseListen(const std::string &text, Options &options)
 			host = host.substr(1, host.size() - 2);
 	}
 	if (host.empty())
-		throw OptionsError("--listen: expected HOST:PORT, got \"" + text + "\"");
+		throw OptionsError(option + ": expected HOST:PORT, got \"" + text + "\"");
 	options.listen_host = host;
-	options.listen_port = ParseInt("--listen", port, 1, 65535);
+	options.listen_port = ParseInt(option, port, 1, 65535);
+}
+
+bool ParseSwitch(const std::string &name, const std::string &text)
+{
+	if (text == "1" || text == "true" || text == "yes")
+		return true;
+	if (text.empty() || text == "0" || text == "false" || text == "no")
+		return false;
+	throw OptionsError(name + ": expected 1 or 0 (true or false), got \"" + text + "\"");
+}
+
+void ApplyEnvironment(Options &options, const char *(*getenv)(const char *))
+{
+	auto variable = [getenv](const char *name) -> std::string {
+		const char *value = getenv(name);
+		return value ? value : "";
+	};
+	if (std::string listen = variable("PGMQ_CONSOLE_LISTEN"); !listen.empty())
+		ParseListen(listen, options, "PGMQ_CONSOLE_LISTEN");
+	options.actions = ParseSwitch("PGMQ_CONSOLE_ALLOW_ACTIONS", variable("PGMQ_CONSOLE_ALLOW_ACTIONS"));
+	options.trust_queue_owners =
+		ParseSwitch("PGMQ_CONSOLE_TRUST_QUEUE_OWNERS", variable("PGMQ_CONSOLE_TRUST_QUEUE_OWNERS"));
+	std::string hosts = variable("PGMQ_CONSOLE_ALLOWED_HOSTS");
+	for (char &c : hosts)
+		if (c == ',')
+			c = ' ';
+	std::istringstream words(hosts);
+	for (std::string host; words >> host;)
+		options.allowed_hosts.push_back(host);
+	options.password_file = variable("PGMQ_CONSOLE_PASSWORD_FILE");
+}
+
+// ps and /proc/PID/cmdline show a command line to every user of the machine.
+void RefusePassword(const std::string &conninfo)
+{
+	bool has_password;
+	try {
+		has_password = pg::ConninfoHasPassword(conninfo);
+	} catch (const std::invalid_argument &e) {
+		throw OptionsError("the connection string does not parse: " + std::string(e.what()));
+	}
+	if (has_password)
+		throw OptionsError("the connection string holds a password, which every user of this machine can read on "
+						   "the command line: give it in --password-file, PGPASSWORD or PGPASSFILE");
 }
 
 }  // namespace
 
-Options ParseOptions(int argc, const char *const *argv)
+Options ParseOptions(int argc, const char *const *argv, const char *(*getenv)(const char *))
 {
 	Options options;
+	if (getenv)
+		ApplyEnvironment(options, getenv);
 	for (int i = 1; i < argc; ++i) {
 		std::string arg = argv[i];
 		auto value = [&]() -> std::string {
@@ -59,6 +109,10 @@ Options ParseOptions(int argc, const char *const *argv)
 			options.history_seconds = ParseInt(arg, value(), 60, 7 * 24 * 3600);
 		else if (arg == "--allowed-host")
 			options.allowed_hosts.push_back(value());
+		else if (arg == "--password-file")
+			options.password_file = value();
+		else if (arg == "--trust-queue-owners")
+			options.trust_queue_owners = true;
 		else if (!arg.empty() && arg[0] == '-')
 			throw OptionsError(arg + ": unknown option (see --help)");
 		else if (!options.conninfo.empty())
@@ -68,6 +122,7 @@ Options ParseOptions(int argc, const char *const *argv)
 	}
 	if (options.history_seconds < options.sample_seconds)
 		throw OptionsError("--history-seconds must be at least --sample-seconds");
+	RefusePassword(options.conninfo);
 	return options;
 }
 
@@ -82,7 +137,14 @@ std::string Usage()
 		   "                          (the name of a proxy or tunnel; repeatable)\n"
 		   "  --sample-seconds N      how often the rates are sampled (default 10)\n"
 		   "  --history-seconds N     how far back the rates go (default 3600)\n"
+		   "  --password-file FILE    the database password (or PGPASSWORD, PGPASSFILE; never in\n"
+		   "                          CONNINFO, which every user can read on the command line)\n"
+		   "  --trust-queue-owners    without pgmq-cpp's table rule (upstream pgmq), read every\n"
+		   "                          queue table the role may, whoever owns it (refused for a\n"
+		   "                          superuser role)\n"
 		   "  --help, -h              this text\n"
+		   "Environment: PGMQ_CONSOLE_LISTEN, PGMQ_CONSOLE_ALLOW_ACTIONS, PGMQ_CONSOLE_ALLOWED_HOSTS,\n"
+		   "PGMQ_CONSOLE_PASSWORD_FILE, PGMQ_CONSOLE_TRUST_QUEUE_OWNERS (options win); libpq's PG*.\n"
 		   "Exit status 2: a bad option, a database it cannot reach, or an address it\n"
 		   "cannot listen on. See pgmq-console(1), docs/console.md.\n";
 }

@@ -10,8 +10,9 @@
 
 namespace pgmq::console {
 
-Sampler::Sampler(std::string conninfo, int sample_seconds, RateHistory &history)
-	: conninfo_(std::move(conninfo)), sample_seconds_(sample_seconds), history_(history), thread_([this] { Run(); })
+Sampler::Sampler(std::string conninfo, std::string password, int sample_seconds, RateHistory &history)
+	: conninfo_(std::move(conninfo)), password_(std::move(password)), sample_seconds_(sample_seconds),
+	  history_(history), thread_([this] { Run(); })
 {
 }
 
@@ -39,7 +40,7 @@ void Sampler::Run()
 		}
 		try {
 			if (!session || !session->healthy())
-				session = std::make_unique<Session>(conninfo_, /*read_only=*/true);
+				session = std::make_unique<Session>(conninfo_, password_, /*read_only=*/true);
 			std::vector<CounterSample> samples;
 			for (const Row &row : session->Exec(kCountersSql))
 				samples.push_back({row.at(0).value_or(""), static_cast<std::uint32_t>(std::stoul(row.at(1).value_or("0"))),

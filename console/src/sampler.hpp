@@ -16,7 +16,7 @@ namespace pgmq::console {
 
 class Sampler {
   public:
-	Sampler(std::string conninfo, int sample_seconds, RateHistory &history);
+	Sampler(std::string conninfo, std::string password, int sample_seconds, RateHistory &history);
 	~Sampler();
 	Sampler(const Sampler &) = delete;
 	Sampler &operator=(const Sampler &) = delete;
@@ -24,6 +24,7 @@ class Sampler {
   private:
 	void Run();
 	std::string conninfo_;
+	std::string password_;
 	int sample_seconds_;
 	RateHistory &history_;
 	std::mutex mutex_;

@@ -29,14 +29,53 @@ TEST(ConsoleQueries, DepthIsOneStatementForAnyNumberOfQueues)
 
 TEST(ConsoleQueries, TheCatalogAsksTheExtensionsRuleAndDuplicatesNone)
 {
-	const std::string catalog = kCatalogSql;
+	const std::string catalog = CatalogSql(CatalogShape{});
 	EXPECT_NE(catalog.find("pgmq._tables_running_foreign_code("), std::string::npos);
 	EXPECT_NE(catalog.find("'refused', q.refused"), std::string::npos);
 	EXPECT_NE(catalog.find("q.may_read AND rq.reason IS NULL AS readable"), std::string::npos);
+	EXPECT_EQ(catalog.find("$2"), std::string::npos);  // the rule locks: no list of locked tables
 	// The rule is pgmq's: no check of its own on row security or column types.
-	for (const char *own : {"relrowsecurity", "atttypid", "16384"}) {
+	for (const char *own : {"relrowsecurity", "atttypid", "16384", "pg_has_role"}) {
 		EXPECT_EQ(catalog.find(own), std::string::npos) << own;
 		EXPECT_EQ(std::string(kCountersSql).find(own), std::string::npos) << own;
+	}
+}
+
+TEST(ConsoleQueries, WithoutTheRuleTheOwnerRuleJudgesLockedTables)
+{
+	CatalogShape upstream{false, false, false, false, false};
+	const std::string catalog = CatalogSql(upstream);
+	// Nothing only pgmq-cpp has is called.
+	for (const char *missing : {"_tables_running_foreign_code", "pgmq.policies", "list_policies", "partition_status"})
+		EXPECT_EQ(catalog.find(missing), std::string::npos) << missing;
+	EXPECT_NE(catalog.find("NULL::boolean AS paused"), std::string::npos);
+	EXPECT_NE(catalog.find("'policies', NULL::json"), std::string::npos);
+	// Only the tables locked beforehand, their owners and every table a read
+	// reaches (pg_inherits) judged, attributes membership does not pass on
+	// compared.
+	EXPECT_NE(catalog.find("c.oid = ANY($2::oid[])"), std::string::npos);
+	EXPECT_NE(catalog.find("a.oid = ANY($2::oid[])"), std::string::npos);
+	EXPECT_NE(catalog.find("pg_inherits"), std::string::npos);
+	EXPECT_NE(catalog.find("pg_has_role(o.oid, me.oid, 'USAGE')"), std::string::npos);
+	for (const char *attribute : {"rolsuper", "rolcreaterole", "rolcreatedb", "rolbypassrls", "rolreplication"})
+		EXPECT_NE(catalog.find(std::string("o.") + attribute + " OR NOT me." + attribute), std::string::npos)
+			<< attribute;
+	EXPECT_NE(catalog.find("'owner' AS kind"), std::string::npos);
+	EXPECT_EQ(std::string(kLockableSql).find("LOCK"), std::string::npos);  // the caller locks what it lists
+
+	CatalogShape trusted = upstream;
+	trusted.trust_owners = true;
+	const std::string trusting = CatalogSql(trusted);
+	EXPECT_EQ(trusting.find("pg_has_role"), std::string::npos);
+	EXPECT_NE(trusting.find("c.oid = ANY($2::oid[])"), std::string::npos);  // still only what was locked
+}
+
+TEST(ConsoleQueries, QueueTablesByEitherLowercasing)
+{
+	// This extension lowercases ASCII only; upstream by the database's locale.
+	for (const std::string &sql : {CatalogSql(CatalogShape{}), std::string(kCountersSql), std::string(kLockableSql)}) {
+		EXPECT_NE(sql.find("lower(l.queue_name COLLATE \"C\")"), std::string::npos) << sql;
+		EXPECT_NE(sql.find("lower(l.queue_name))))"), std::string::npos) << sql;  // coalesce's second choice
 	}
 }
 

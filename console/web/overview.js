@@ -3,7 +3,7 @@ import { api, errorText } from './api_client.js';
 import { append, el, queueHref } from './dom.js';
 import { fmtDuration, fmtInt, fmtRate, fmtTime, lastOf } from './format.js';
 import { ALERTS, badges } from './labels.js';
-import { REFRESH_MS, setConn, state } from './shell.js';
+import { REFRESH_MS, hasFeature, missingFeatures, notAvailableText, setConn, state } from './shell.js';
 import { sparkline, sparkTitle } from './sparkline.js';
 
 // key: data-col and sort key; num: numeric column (first click sorts descending)
@@ -16,12 +16,18 @@ const COLUMNS = [
   { key: 'oldest', label: 'Oldest visible', num: true, value: (q) => q.oldest_visible_age_sec, title: 'Age of the oldest visible message' },
   { key: 'send_rate', label: 'Sends/s', num: true, value: (q) => lastOf(q.send_rate), title: 'Send rate over the last hour (last sample shown)' },
   { key: 'read_rate', label: 'Reads/s', num: true, value: (q) => lastOf(q.read_rate), title: 'Read rate over the last hour (last sample shown)' },
-  { key: 'dead_lettered', label: 'Dead letters', num: true, value: (q) => q.dead_lettered, title: 'Messages of this queue waiting in its dead-letter queue' },
-  { key: 'runway_messages', label: 'Runway msgs', num: true, value: (q) => q.runway_messages, title: 'Partitioned: messages that still fit in premade partitions' },
-  { key: 'runway_seconds', label: 'Runway time', num: true, value: (q) => q.runway_seconds, title: 'Partitioned: how long the runway lasts at the current send rate' },
-  { key: 'default_rows', label: 'Default rows', num: true, value: (q) => q.default_partition_rows, title: 'Partitioned: rows in the default partitions (should be 0)' },
+  { key: 'dead_lettered', label: 'Dead letters', num: true, value: (q) => q.dead_lettered, title: 'Messages of this queue waiting in its dead-letter queue', needs: 'dead_letter_policies' },
+  { key: 'runway_messages', label: 'Runway msgs', num: true, value: (q) => q.runway_messages, title: 'Partitioned: messages that still fit in premade partitions', needs: 'partition_runway' },
+  { key: 'runway_seconds', label: 'Runway time', num: true, value: (q) => q.runway_seconds, title: 'Partitioned: how long the runway lasts at the current send rate', needs: 'partition_runway' },
+  { key: 'default_rows', label: 'Default rows', num: true, value: (q) => q.default_partition_rows, title: 'Partitioned: rows in the default partitions (should be 0)', needs: 'default_partition_rows' },
   { key: 'alerts', label: 'Alerts', num: true, value: (q) => (q.alerts || []).length },
 ];
+
+// The columns the database's pgmq has figures for: the others are left out
+// and named in the notice above the table.
+function columns() {
+  return COLUMNS.filter((c) => !c.needs || hasFeature(c.needs));
+}
 
 const overview = {
   sort: loadSort(),
@@ -48,7 +54,7 @@ function saveSort() {
 }
 
 function sortedQueues(queues) {
-  const col = COLUMNS.find((c) => c.key === overview.sort.key) || COLUMNS[0];
+  const col = columns().find((c) => c.key === overview.sort.key) || COLUMNS[0];
   const sign = overview.sort.dir === 'asc' ? 1 : -1;
   return queues.slice().sort((a, b) => {
     const va = col.value(a);
@@ -64,7 +70,7 @@ function sortedQueues(queues) {
 function renderShell(view) {
   overview.rows = new Map();
   const head = el('tr');
-  for (const c of COLUMNS) {
+  for (const c of columns()) {
     const btn = el('button', { type: 'button', class: 'sort', 'data-sort': c.key, title: c.title || null }, c.label);
     btn.addEventListener('click', () => {
       if (overview.sort.key === c.key) overview.sort.dir = overview.sort.dir === 'asc' ? 'desc' : 'asc';
@@ -78,6 +84,7 @@ function renderShell(view) {
     el('div', { class: 'page-head' },
       el('h1', null, 'Queues'),
       el('span', { id: 'overview-summary', class: 'muted' })),
+    notAvailableNotice(),
     el('p', { id: 'hidden-queues', class: 'notice', hidden: true }),
     el('div', { id: 'refused-queues', class: 'notice', hidden: true }),
     el('p', { id: 'overview-error', class: 'error-line', hidden: true }),
@@ -87,6 +94,16 @@ function renderShell(view) {
       'Rows with an alert are highlighted and name it (alert queries of docs/monitoring.md). ',
       'Click a column header to sort; click again to reverse. Refreshed every 5 s.'),
   ]);
+}
+
+// What needs pgmq-cpp, named once above the table rather than as empty
+// columns (docs/managed-databases.md).
+function notAvailableNotice() {
+  const missing = missingFeatures();
+  if (!missing.length) return null;
+  const text = notAvailableText();
+  return el('p', { id: 'not-available', class: 'notice muted' },
+    `${text[0].toUpperCase()}${text.slice(1)} (they need pgmq-cpp): ${missing.join(', ')}.`);
 }
 
 function numCell(key, value, text, extraClass) {
@@ -113,7 +130,8 @@ function queueRow(q) {
     'data-paused': q.paused ? 'true' : 'false',
     class: [alerts.length ? 'alert' : '', q.paused ? 'paused' : ''].join(' ').trim() || null,
   });
-  tr.append(
+  // Through dom.js's append: the cells of features the database lacks are null.
+  append(tr, [
     el('td', { 'data-col': 'name', class: 'name' },
       el('a', { href: queueHref(q.name) }, q.name), ' ', badges(q)),
     numCell('visible', q.visible),
@@ -124,17 +142,21 @@ function queueRow(q) {
       has('oldest_visible') ? 'cell-alert' : null),
     rateCell('send_rate', q.send_rate, 'sends/s'),
     rateCell('read_rate', q.read_rate, 'reads/s'),
-    numCell('dead_lettered', q.dead_lettered, undefined, has('dead_letters') ? 'cell-alert' : null),
-    numCell('runway_messages', q.runway_messages, undefined, has('runway') ? 'cell-alert' : null),
-    numCell('runway_seconds', q.runway_seconds, fmtDuration(q.runway_seconds), has('runway') ? 'cell-alert' : null),
-    numCell('default_rows', q.default_partition_rows, undefined, has('default_partition') ? 'cell-alert' : null),
+    hasFeature('dead_letter_policies')
+      ? numCell('dead_lettered', q.dead_lettered, undefined, has('dead_letters') ? 'cell-alert' : null) : null,
+    hasFeature('partition_runway')
+      ? numCell('runway_messages', q.runway_messages, undefined, has('runway') ? 'cell-alert' : null) : null,
+    hasFeature('partition_runway')
+      ? numCell('runway_seconds', q.runway_seconds, fmtDuration(q.runway_seconds), has('runway') ? 'cell-alert' : null) : null,
+    hasFeature('default_partition_rows')
+      ? numCell('default_rows', q.default_partition_rows, undefined, has('default_partition') ? 'cell-alert' : null) : null,
     el('td', { 'data-col': 'alerts', class: 'alerts' },
       alerts.map((a) => el('span', {
         class: 'alert-name',
         'data-alert': a,
         title: ALERTS[a] ? ALERTS[a].long : a,
       }, ALERTS[a] ? ALERTS[a].short : a.replace(/_/g, ' ')))),
-  );
+  ]);
   return tr;
 }
 
@@ -155,7 +177,7 @@ function renderRows(data) {
   const rows = new Map();
   const fragment = document.createDocumentFragment();
   if (queues.length === 0) {
-    fragment.append(el('tr', { class: 'empty' }, el('td', { colspan: COLUMNS.length }, 'No queues.')));
+    fragment.append(el('tr', { class: 'empty' }, el('td', { colspan: columns().length }, 'No queues.')));
   }
   for (const q of queues) {
     const signature = JSON.stringify(q);
@@ -190,10 +212,17 @@ function renderRefused(refused) {
   box.hidden = refused.length === 0;
   if (!refused.length) return;
   const n = refused.length;
-  const items = refused.map((q) => el('li', null, el('strong', null, q.name), `: its table carries ${q.reason}`));
+  const role = state.session ? state.session.role : 'the console\'s role';
+  // "code": pgmq's rule found what the table carries; "owner": without the
+  // rule (upstream pgmq), its owner lacks the console role's privileges.
+  const byOwner = refused.every((q) => q.kind === 'owner');
+  const items = refused.map((q) => el('li', { 'data-refused': q.name, 'data-kind': q.kind || '' },
+    el('strong', null, q.name), q.kind === 'owner' ? `: ${q.reason}` : `: its table carries ${q.reason}`));
   box.replaceChildren(
-    el('p', null, `${n} ${n === 1 ? 'queue is' : 'queues are'} not read: ${n === 1 ? 'its table' : 'their tables'} ` +
-      `would run another role's code as ${state.session ? state.session.role : 'the console\'s role'}.`),
+    el('p', null, `${n} ${n === 1 ? 'queue is' : 'queues are'} not read: ` + (byOwner
+      ? `without pgmq-cpp's rule for queue tables the console cannot tell what code ${n === 1 ? 'its table' : 'their tables'} ` +
+        `would run as ${role}, and ${n === 1 ? 'its owner lacks' : 'their owners lack'} the privileges of ${role}.`
+      : `${n === 1 ? 'its table' : 'their tables'} would run another role's code as ${role}.`)),
     el('ul', null, ...items));
 }
 

@@ -5,7 +5,7 @@ import { append, clear, el, queueHref } from './dom.js';
 import { fmtDuration, fmtInt, fmtRate, fmtTime, lastOf, quotedList } from './format.js';
 import { ALERTS, badges, isDeadLetterQueue } from './labels.js';
 import { browsePanel, loadMessages, renderTabs } from './message_browser.js';
-import { REFRESH_MS, actionsOn, runAction, setConn, showStatus, state } from './shell.js';
+import { REFRESH_MS, actionsOn, hasFeature, notAvailableText, runAction, setConn, showStatus, state } from './shell.js';
 import { sparkline, sparkTitle } from './sparkline.js';
 
 const POLICY_ROWS = [
@@ -132,9 +132,12 @@ function renderQueueInfo(page, gen) {
     q.dead_letter_queue !== null && q.dead_letter_queue !== undefined
       ? summaryItem('dead_lettered', 'Dead letters', q.dead_lettered, undefined, has('dead_letters'))
       : null,
-    q.partitioned ? summaryItem('runway_messages', 'Runway msgs', q.runway_messages, undefined, has('runway')) : null,
-    q.partitioned ? summaryItem('runway_seconds', 'Runway time', q.runway_seconds, fmtDuration(q.runway_seconds), has('runway')) : null,
-    q.partitioned ? summaryItem('default_rows', 'Default rows', q.default_partition_rows, undefined, has('default_partition')) : null,
+    q.partitioned && hasFeature('partition_runway')
+      ? summaryItem('runway_messages', 'Runway msgs', q.runway_messages, undefined, has('runway')) : null,
+    q.partitioned && hasFeature('partition_runway')
+      ? summaryItem('runway_seconds', 'Runway time', q.runway_seconds, fmtDuration(q.runway_seconds), has('runway')) : null,
+    q.partitioned && hasFeature('default_partition_rows')
+      ? summaryItem('default_rows', 'Default rows', q.default_partition_rows, undefined, has('default_partition')) : null,
   ]);
   // the two sparklines, larger, under the numbers
   const spark = el('div', { class: 'summary-sparks' },
@@ -145,7 +148,7 @@ function renderQueueInfo(page, gen) {
   dl.append(el('div', { class: 'summary-wide' }, spark));
 
   renderPolicies(q, page.info.policies);
-  renderPartitions(page.info.partitions || []);
+  renderPartitions(q, page.info.partitions || []);
   renderActions(page, gen);
 }
 
@@ -163,6 +166,15 @@ function renderPolicies(q, p) {
       el('th', { scope: 'row' }, 'Dead-letter queue of'),
       el('td', { 'data-value': q.dead_letter_for.join(',') }, links)));
   }
+  const line = document.getElementById('policies-unset');
+  // Upstream pgmq has no delivery policies: say so instead of "not set".
+  if (!hasFeature('dead_letter_policies')) {
+    line.textContent = `Dead-letter queue, retries, deduplication, retention and priorities: ${notAvailableText()}.`;
+    line.dataset.na = 'policies';
+    line.hidden = false;
+    return;
+  }
+  delete line.dataset.na;
   const unset = [];
   for (const [key, label, fmt] of POLICY_ROWS) {
     const v = p ? p[key] : null;
@@ -175,15 +187,20 @@ function renderPolicies(q, p) {
       el('th', { scope: 'row' }, label),
       el('td', { 'data-value': v }, value)));
   }
-  const line = document.getElementById('policies-unset');
   line.textContent = unset.length ? `Not set: ${unset.join(', ')}.` : '';
   line.hidden = unset.length === 0;
 }
 
-function renderPartitions(parts) {
+function renderPartitions(q, parts) {
   const panel = document.getElementById('partitions-panel');
   const table = document.getElementById('partitions');
   clear(table);
+  // A partitioned queue of upstream pgmq: no pgmq.partition_status to ask.
+  if (q.partitioned && !hasFeature('partition_runway')) {
+    panel.hidden = false;
+    table.append(el('caption', { 'data-na': 'partition_runway' }, `Partition runway: ${notAvailableText()}.`));
+    return;
+  }
   panel.hidden = parts.length === 0;
   if (parts.length === 0) return;
   const cols = [
@@ -261,7 +278,9 @@ function renderActions(page, gen) {
     box.append(btn);
   }
 
-  if (q.paused) {
+  if (!hasFeature('pause')) {
+    // No pause in upstream pgmq: no button.
+  } else if (q.paused) {
     const btn = el('button', { id: 'action-resume', type: 'button', class: 'btn' }, 'Resume');
     btn.addEventListener('click', async () => {
       if (await runAction(`Resume queue "${name}"?\n\nReaders receive its messages again.`,

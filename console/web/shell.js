@@ -42,6 +42,33 @@ export async function loadSession() {
   return s;
 }
 
+// What needs pgmq-cpp and the database's pgmq lacks (upstream pgmq has
+// none of it): the session's features, false or missing.
+export function hasFeature(key) {
+  const f = state.session && state.session.features;
+  return Boolean(f && f[key]);
+}
+
+// "not available with upstream pgmq 1.12.0"
+export function notAvailableText() {
+  const name = state.session && state.session.pgmq ? state.session.pgmq.name : 'this pgmq';
+  return `not available with ${name}`;
+}
+
+// The features the page names when missing, in the session's words.
+export const FEATURE_WORDS = [
+  ['dead_letter_policies', 'dead-letter policies'],
+  ['pause', 'pause'],
+  ['priorities', 'priorities'],
+  ['partition_runway', 'partition runway'],
+  ['failure_reasons', 'failure reasons'],
+  ['redrive', 'redrive'],
+];
+
+export function missingFeatures() {
+  return FEATURE_WORDS.filter(([key]) => !hasFeature(key)).map(([, words]) => words);
+}
+
 export function actionsOn() {
   return Boolean(state.session && state.session.actions);
 }

@@ -1,6 +1,8 @@
 // relay/src/config.cpp
-// Configuration: JSON file, AMQP URL, command line. Pure functions; every
-// failure is a ConfigError that says where and what.
+// The configuration file (JSON). Pure functions; every failure is a
+// ConfigError that says where and what. The command line is in
+// command_line.cpp, the environment and the checks of the whole in
+// config_checks.cpp.
 #include "pgmq/relay/config.hpp"
 
 #include <fstream>
@@ -12,15 +14,37 @@
 #include "pgmq/core/error.hpp"
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/relay/amqp_url.hpp"
+#include "config_internal.hpp"
 
 namespace pgmq::relay {
+namespace config_detail {
+
+void Fail(const std::string &where, const std::string &what) { throw ConfigError(where + ": " + what); }
+
+std::string Path(const std::string &where, const std::string &key) { return where.empty() ? key : where + "." + key; }
+
+void CheckShortString(const std::string &value, const std::string &where)
+{
+	if (value.size() > 255)
+		Fail(where, "longer than AMQP's 255-byte limit");
+}
+
+void CheckQueueName(const std::string &name, const std::string &where)
+{
+	try {
+		core::CheckQueueNameCharacters(name);
+		core::CheckQueueNameLength(name);
+	} catch (const core::CoreError &e) {
+		Fail(where, e.what());
+	}
+}
+
+}  // namespace config_detail
+
 namespace {
 
 using nlohmann::json;
-
-[[noreturn]] void Fail(const std::string &where, const std::string &what) { throw ConfigError(where + ": " + what); }
-
-std::string Path(const std::string &where, const std::string &key) { return where.empty() ? key : where + "." + key; }
+using namespace config_detail;
 
 // Rejects keys that are not in allowed: a typo must not be silently ignored.
 void CheckKeys(const json &object, const std::string &where, const std::set<std::string> &allowed)
@@ -104,23 +128,6 @@ AfterConfirm ParseAfterConfirm(const std::string &text, const std::string &where
 	if (text == "archive")
 		return AfterConfirm::Archive;
 	Fail(where, "must be \"delete\" or \"archive\"");
-}
-
-// AMQP short strings (exchange, routing key) hold at most 255 bytes.
-void CheckShortString(const std::string &value, const std::string &where)
-{
-	if (value.size() > 255)
-		Fail(where, "longer than AMQP's 255-byte limit");
-}
-
-void CheckQueueName(const std::string &name, const std::string &where)
-{
-	try {
-		core::CheckQueueNameCharacters(name);
-		core::CheckQueueNameLength(name);
-	} catch (const core::CoreError &e) {
-		Fail(where, e.what());
-	}
 }
 
 QueueConfig ParseQueue(const json &item, const std::string &where)
@@ -223,19 +230,6 @@ std::string JsonErrorWithoutText(std::string message)
 	return message;
 }
 
-constexpr std::int64_t kMinBatchBytes = 1024;
-constexpr std::int64_t kMaxBatchBytes = 1024LL * 1024 * 1024;
-
-long long ParseIntFlag(const std::string &flag, const std::string &value, long long min, long long max)
-{
-	if (value.empty() || value.size() > 12 || value.find_first_not_of("0123456789") != std::string::npos)
-		Fail(flag, "must be a whole number");
-	long long number = std::stoll(value);
-	if (number < min || number > max)
-		Fail(flag, "must be between " + std::to_string(min) + " and " + std::to_string(max));
-	return number;
-}
-
 }  // namespace
 
 Config ParseConfig(std::string_view json_text, const std::string &source)
@@ -251,10 +245,12 @@ Config ParseConfig(std::string_view json_text, const std::string &source)
 	Config config;
 	try {
 		CheckKeys(root, "",
-				  {"postgres", "rabbitmq", "queues", "batch_size", "batch_max_bytes", "visibility_timeout_s", "poll_s",
-				   "poll_interval_ms", "report_interval_s", "metrics_listen", "backoff_initial_ms", "backoff_max_ms",
-				   "dead_letter_queue"});
+				  {"postgres", "postgres_password_file", "rabbitmq", "queues", "batch_size", "batch_max_bytes",
+				   "visibility_timeout_s", "poll_s", "poll_interval_ms", "report_interval_s", "metrics_listen",
+				   "backoff_initial_ms", "backoff_max_ms", "dead_letter_queue", "create_dead_letter_queues"});
 		ReadString(root, "", "postgres", config.postgres);
+		ReadString(root, "", "postgres_password_file", config.postgres_password_file);
+		ReadBool(root, "", "create_dead_letter_queues", config.create_dead_letter_queues);
 		if (root.contains("rabbitmq"))
 			ParseBroker(root["rabbitmq"], "rabbitmq", config.broker);
 		if (root.contains("queues")) {
@@ -290,204 +286,6 @@ Config LoadConfigFile(const std::string &path)
 	std::ostringstream text;
 	text << file.rdbuf();
 	return ParseConfig(text.str(), path);
-}
-
-CommandLine ParseCommandLine(int argc, const char *const *argv)
-{
-	// Flags that take a value; the others are switches.
-	static const std::set<std::string> with_value = {
-		"--config",          "--postgres",          "--amqp-url",        "--amqp-password-file", "--queue",
-		"--exchange",        "--routing-key",       "--dead-letter-queue", "--batch-size",       "--batch-max-bytes",
-		"--vt",              "--poll",              "--confirm-timeout", "--metrics-listen",     "--report-interval"};
-	static const std::set<std::string> switches = {"--archive", "--drain", "--help"};
-	CommandLine line;
-	for (int i = 1; i < argc; i++) {
-		std::string arg = argv[i];
-		std::string value;
-		bool has_value = false;
-		auto eq = arg.find('=');
-		if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-			value = arg.substr(eq + 1);
-			arg = arg.substr(0, eq);
-			has_value = true;
-		}
-		if (switches.count(arg)) {
-			if (has_value)
-				Fail(arg, "takes no value");
-			if (arg == "--help")
-				line.help = true;
-			else
-				line.overrides.emplace_back(arg, "");
-			continue;
-		}
-		if (!with_value.count(arg))
-			Fail(arg, "unknown option (see --help)");
-		if (!has_value) {
-			if (i + 1 >= argc)
-				Fail(arg, "needs a value");
-			value = argv[++i];
-		}
-		if (arg == "--config")
-			line.config_path = value;
-		else
-			line.overrides.emplace_back(arg, value);
-	}
-	return line;
-}
-
-void ApplyOverrides(const CommandLine &line, Config &config)
-{
-	// --queue on the command line replaces the file's list; --exchange,
-	// --routing-key and --archive refine the --queue before them. The
-	// --amqp-url flags together replace the file's broker addresses.
-	bool replaced_queues = false;
-	std::vector<std::string> urls;
-	auto last_queue = [&](const std::string &flag) -> QueueConfig & {
-		if (!replaced_queues)
-			Fail(flag, "must follow a --queue");
-		return config.queues.back();
-	};
-	for (const auto &[flag, value] : line.overrides) {
-		if (flag == "--postgres") {
-			config.postgres = value;
-		} else if (flag == "--amqp-url") {
-			urls.push_back(value);
-		} else if (flag == "--amqp-password-file") {
-			config.broker.password_file = value;
-		} else if (flag == "--dead-letter-queue") {
-			CheckQueueName(value, flag);
-			(replaced_queues ? config.queues.back().dead_letter_queue : config.dead_letter_queue) = value;
-		} else if (flag == "--queue") {
-			if (!replaced_queues)
-				config.queues.clear();
-			replaced_queues = true;
-			CheckQueueName(value, flag);
-			QueueConfig queue;
-			queue.name = value;
-			queue.routing_key = value;
-			config.queues.push_back(queue);
-		} else if (flag == "--exchange") {
-			CheckShortString(value, flag);
-			last_queue(flag).exchange = value;
-		} else if (flag == "--routing-key") {
-			CheckShortString(value, flag);
-			last_queue(flag).routing_key = value.empty() ? last_queue(flag).name : value;
-		} else if (flag == "--archive") {
-			last_queue(flag).after_confirm = AfterConfirm::Archive;
-		} else if (flag == "--batch-size") {
-			config.batch_size = static_cast<int>(ParseIntFlag(flag, value, 1, 10000));
-		} else if (flag == "--batch-max-bytes") {
-			config.batch_max_bytes = ParseIntFlag(flag, value, kMinBatchBytes, kMaxBatchBytes);
-		} else if (flag == "--vt") {
-			config.visibility_timeout_s = static_cast<int>(ParseIntFlag(flag, value, 1, 86400));
-		} else if (flag == "--poll") {
-			config.poll_s = static_cast<int>(ParseIntFlag(flag, value, 0, 3600));
-		} else if (flag == "--confirm-timeout") {
-			config.broker.confirm_timeout_ms = static_cast<int>(ParseIntFlag(flag, value, 10, 600000));
-		} else if (flag == "--metrics-listen") {
-			config.metrics_listen = value;
-		} else if (flag == "--report-interval") {
-			config.report_interval_s = static_cast<int>(ParseIntFlag(flag, value, 0, 86400));
-		} else if (flag == "--drain") {
-			config.drain = true;
-		} else {
-			Fail(flag, "unknown option");
-		}
-	}
-	if (!urls.empty()) {
-		try {
-			ApplyAmqpUrls(urls, config.broker);
-		} catch (const ConfigError &e) {
-			Fail("--amqp-url", e.what());
-		}
-	}
-}
-
-const std::string &DeadLetterQueueOf(const Config &config, const QueueConfig &queue)
-{
-	return queue.dead_letter_queue.empty() ? config.dead_letter_queue : queue.dead_letter_queue;
-}
-
-std::pair<std::string, int> SplitListenAddress(std::string_view listen)
-{
-	auto colon = listen.rfind(':');
-	if (colon == std::string_view::npos)
-		Fail("metrics_listen", "must be host:port, e.g. 127.0.0.1:9464");
-	std::string host(listen.substr(0, colon));
-	if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-		host = host.substr(1, host.size() - 2);
-	if (host.empty())
-		host = "0.0.0.0";
-	return {host, ParsePort(listen.substr(colon + 1), "metrics_listen")};
-}
-
-void Validate(const Config &config)
-{
-	if (config.queues.empty())
-		throw ConfigError("no queue to relay: list them in \"queues\" or give --queue");
-	std::set<std::string> seen;
-	for (const auto &queue : config.queues) {
-		if (!seen.insert(queue.name).second)
-			throw ConfigError("queue \"" + queue.name + "\" is listed twice");
-		std::string where = "queue \"" + queue.name + "\": ";
-		// With the default exchange a routing key names a broker queue: a
-		// sender choosing it could write into any queue of the vhost.
-		if (queue.routing_key_header && queue.exchange.empty() && queue.routing_keys.empty())
-			throw ConfigError(where +
-							  "routing_key_header with the default exchange lets a sender pick any broker queue; "
-							  "list the keys it may pick in routing_keys");
-		if (!queue.routing_keys.empty() && !queue.routing_key_header)
-			throw ConfigError(where + "routing_keys needs routing_key_header: true");
-		if (DeadLetterQueueOf(config, queue) == queue.name)
-			throw ConfigError(where + "cannot be its own dead_letter_queue");
-	}
-	if (!config.broker.tls.enabled &&
-		!(config.broker.tls.ca_file.empty() && config.broker.tls.cert_file.empty()))
-		throw ConfigError("rabbitmq.tls: only with an amqps:// URL");
-	// A message must stay invisible while it is published and confirmed, or a
-	// second relay (or this one, after a reconnect) would publish it again.
-	if (config.visibility_timeout_s * 1000LL <= config.broker.confirm_timeout_ms)
-		throw ConfigError("visibility_timeout_s (" + std::to_string(config.visibility_timeout_s) +
-						  " s) must be longer than rabbitmq.confirm_timeout_ms (" +
-						  std::to_string(config.broker.confirm_timeout_ms) + " ms)");
-	// An empty read waits poll_s without touching the broker connection;
-	// the broker drops a client that is silent for two heartbeats.
-	if (config.broker.heartbeat_s > 0 && config.poll_s >= config.broker.heartbeat_s)
-		throw ConfigError("poll_s (" + std::to_string(config.poll_s) +
-						  " s) must be shorter than rabbitmq.heartbeat_s (" +
-						  std::to_string(config.broker.heartbeat_s) + " s), or the broker drops an idle relay");
-	if (config.backoff_max_ms < config.backoff_initial_ms)
-		throw ConfigError("backoff_max_ms must not be smaller than backoff_initial_ms");
-	if (!config.metrics_listen.empty())
-		SplitListenAddress(config.metrics_listen);
-}
-
-std::string Usage()
-{
-	return "usage: pgmq-relay [--config FILE] [options]\n"
-		   "Relays pgmq queues to RabbitMQ with publisher confirms; deletes (or archives)\n"
-		   "a message only after the broker confirmed it. See pgmq-relay(1), docs/relay.md.\n"
-		   "\n"
-		   "  --config FILE            JSON configuration (flags below override it)\n"
-		   "  --postgres CONNINFO      libpq connection string\n"
-		   "  --amqp-url URL           amqp[s]://user@host:port/vhost (repeat for a cluster's nodes)\n"
-		   "  --amqp-password-file F   the broker password (or PGMQ_RELAY_AMQP_PASSWORD)\n"
-		   "  --queue NAME             relay this queue (repeatable; replaces the file's list)\n"
-		   "    --exchange NAME        ... to this exchange (default: the default exchange \"\")\n"
-		   "    --routing-key KEY      ... with this routing key (default: the queue's name)\n"
-		   "    --archive              ... and archive instead of delete after the confirm\n"
-		   "    --dead-letter-queue Q  ... and move refused messages to pgmq queue Q\n"
-		   "                           (before any --queue: for every queue)\n"
-		   "  --batch-size N           messages per read (default 100)\n"
-		   "  --batch-max-bytes N      bytes per read (default 8388608)\n"
-		   "  --vt SECONDS             visibility timeout of a read (default 30)\n"
-		   "  --poll SECONDS           read_with_poll's max_poll_seconds (default 5)\n"
-		   "  --confirm-timeout MS     wait for confirms this long (default 10000)\n"
-		   "  --metrics-listen H:P     serve Prometheus text at http://H:P/metrics\n"
-		   "  --report-interval S      periodic log line every S seconds (default 10, 0 = off)\n"
-		   "  --drain                  exit 0 once every queue has been read empty\n"
-		   "  --help                   this text\n"
-		   "Exit status 2: a bad configuration, or a queue that does not exist.\n";
 }
 
 }  // namespace pgmq::relay

@@ -40,8 +40,11 @@ std::optional<Config> LoadConfiguration(int argc, char **argv)
 	Config config;
 	if (!line.config_path.empty())
 		config = LoadConfigFile(line.config_path);
+	// The file, then the environment (a container's), then the flags.
+	ApplyEnvironment(config, [](const char *name) -> const char * { return std::getenv(name); });
 	ApplyOverrides(line, config);
 	ResolvePassword(config.broker, std::getenv(kPasswordEnvironment));
+	ResolvePostgresPassword(config);
 	Validate(config);
 	return config;
 }

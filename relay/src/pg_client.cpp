@@ -2,7 +2,9 @@
 #include "pg_client.hpp"
 
 #include <cstdlib>
+#include <optional>
 
+#include "connection_settings.hpp"
 #include "log.hpp"
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/relay/batch_budget.hpp"
@@ -13,9 +15,14 @@ namespace {
 
 // The statements, with every argument typed so that each call resolves to
 // exactly the pgmq overload meant here.
-constexpr const char *kRead =
+constexpr const char *kReadWithPoll =
 	"SELECT msg_id, read_ct, extract(epoch FROM enqueued_at)::bigint, message::text, headers::text "
-	"FROM pgmq.read_with_poll($1::text, $2::integer, $3::integer, $4::integer, $5::integer)";
+	"FROM pgmq.read_with_poll($1::text, $2::integer, $3::integer, $4::integer, $5::integer) ORDER BY msg_id";
+// The first three of the same parameters.
+constexpr const char *kReadOnce =
+	"SELECT msg_id, read_ct, extract(epoch FROM enqueued_at)::bigint, message::text, headers::text "
+	"FROM pgmq.read($1::text, $2::integer, $3::integer) ORDER BY msg_id";
+constexpr const char *kCreate = "SELECT pgmq.create($1::text)";
 constexpr const char *kDelete = "SELECT count(*) FROM pgmq.delete($1::text, $2::bigint[])";
 constexpr const char *kArchive = "SELECT count(*) FROM pgmq.archive($1::text, $2::bigint[])";
 constexpr const char *kRelease = "SELECT count(*) FROM pgmq.set_vt($1::text, $2::bigint[], 0)";
@@ -40,19 +47,23 @@ std::string Trimmed(const char *message) { return OneLine(message ? message : ""
 
 }  // namespace
 
-PgConnection::PgConnection(const std::string &conninfo, std::string log_prefix) : log_prefix_(std::move(log_prefix))
+PgConnection::PgConnection(const std::string &conninfo, const std::string &password, std::string log_prefix)
+	: log_prefix_(std::move(log_prefix))
 {
 	// TCP keepalives that notice a dead server within about a minute instead
 	// of the kernel's two hours (a read can wait long on a silent peer). They
-	// come before dbname, so the connection string can override them.
-	const char *keywords[] = {"keepalives_idle", "keepalives_interval",       "keepalives_count",
-							  "dbname",          "fallback_application_name", nullptr};
-	const char *values[] = {"30", "10", "3", conninfo.c_str(), "pgmq-relay", nullptr};
+	// come before dbname, so the connection string can override them; the
+	// password comes after it, so the file's wins.
+	const char *keywords[] = {"keepalives_idle", "keepalives_interval",       "keepalives_count", "dbname",
+							  "fallback_application_name", "password", nullptr};
+	const char *values[] = {"30", "10", "3", conninfo.c_str(), "pgmq-relay",
+							password.empty() ? nullptr : password.c_str(), nullptr};
 	conn_ = PQconnectdbParams(keywords, values, 1);
 	if (conn_ == nullptr)
 		throw PgError("out of memory creating a libpq connection");
 	if (PQstatus(conn_) != CONNECTION_OK) {
-		std::string message = Trimmed(PQerrorMessage(conn_));
+		std::string message =
+			pg::WithHint(Trimmed(PQerrorMessage(conn_)), "postgres_password_file, PGMQ_RELAY_POSTGRES_PASSWORD_FILE");
 		PQfinish(conn_);
 		conn_ = nullptr;
 		throw PgError(message);
@@ -92,7 +103,9 @@ ReadBatch PgConnection::ReadWithPoll(const std::string &queue, int vt_s, int qty
 							std::to_string(poll_interval_ms)};
 	const char *values[] = {params[0].c_str(), params[1].c_str(), params[2].c_str(), params[3].c_str(),
 							params[4].c_str()};
-	if (!PQsendQueryParams(conn_, kRead, 5, nullptr, values, nullptr, nullptr, 0) || !PQsetSingleRowMode(conn_))
+	bool poll = poll_s > 0;
+	if (!PQsendQueryParams(conn_, poll ? kReadWithPoll : kReadOnce, poll ? 5 : 3, nullptr, values, nullptr, nullptr, 0) ||
+		!PQsetSingleRowMode(conn_))
 		Fail(nullptr);
 	ReadBatch batch;
 	BatchBudget budget(max_bytes);
@@ -153,6 +166,20 @@ bool PgConnection::QueueExists(const std::string &queue)
 {
 	PgResult result = Exec(kQueueExists, {core::TableName("q", queue)});
 	return PQgetvalue(result.get(), 0, 0)[0] == 't';
+}
+
+void PgConnection::CreateQueue(const std::string &queue) { Exec(kCreate, {queue}); }
+
+pg::PgmqFeatures PgConnection::Features()
+{
+	PgResult result = Exec(pg::kFeaturesSql, {});
+	auto text = [&](int column) -> std::optional<std::string> {
+		if (PQgetisnull(result.get(), 0, column))
+			return std::nullopt;
+		return std::string(PQgetvalue(result.get(), 0, column));
+	};
+	auto flag = [&](int column) { return PQgetvalue(result.get(), 0, column)[0] == 't'; };
+	return pg::ParseFeatures(text(0), text(1), flag(2), flag(3), flag(4));
 }
 
 std::int64_t PgConnection::Remove(const std::string &queue, const std::vector<std::int64_t> &ids, bool archive)

@@ -15,6 +15,7 @@
 #include <libpq-fe.h>
 
 #include "pgmq/relay/message.hpp"
+#include "pgmq_features.hpp"
 
 namespace pgmq::relay {
 
@@ -62,12 +63,19 @@ class PgConnection {
 	// relay's sessions are easy to find in pg_stat_activity. What the server
 	// says outside a statement's result (a notice, the FATAL of a terminated
 	// session) goes to the log as one line, after log_prefix.
-	PgConnection(const std::string &conninfo, std::string log_prefix);
+	// A password (from postgres_password_file) wins over libpq's
+	// PGPASSWORD and PGPASSFILE. A failed connection's error names the
+	// setting to fix (common/pg/connection_settings.hpp).
+	PgConnection(const std::string &conninfo, const std::string &password, std::string log_prefix);
 	~PgConnection() { PQfinish(conn_); }
 	PgConnection(const PgConnection &) = delete;
 	PgConnection &operator=(const PgConnection &) = delete;
 
-	// pgmq.read_with_poll(queue, vt, qty, poll_s, poll_interval_ms), taking
+	// What the database's pgmq offers (common/pg/pgmq_features.hpp).
+	pg::PgmqFeatures Features();
+	// pgmq.read_with_poll(queue, vt, qty, poll_s, poll_interval_ms), or
+	// pgmq.read when poll_s is 0 (upstream's read_with_poll then returns
+	// nothing without reading), in msg_id order (upstream leaves it open), taking
 	// rows while their bodies and headers add up to at most max_bytes (the
 	// first row always); the rows are received one at a time, so memory stays
 	// within the limit plus one message.
@@ -85,6 +93,8 @@ class PgConnection {
 						   const std::string &body, const std::string &headers);
 	// Whether pgmq has a queue of that name (needs no privilege on it).
 	bool QueueExists(const std::string &queue);
+	// pgmq.create(queue): upstream pgmq's function too.
+	void CreateQueue(const std::string &queue);
 	// pgmq.metrics(queue): length and age of the oldest message.
 	void Metrics(const std::string &queue, std::int64_t &length, std::int64_t &oldest_age_s);
 

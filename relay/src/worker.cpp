@@ -2,6 +2,8 @@
 // The loop and its connections; a batch's way is in worker_batch.cpp.
 #include "worker.hpp"
 
+#include <atomic>
+
 #include "log.hpp"
 
 namespace pgmq::relay {
@@ -38,11 +40,35 @@ void Worker::Missing(const PgError &error)
 	throw MissingQueue(Prefix() + error.what());
 }
 
+void Worker::CheckDatabase()
+{
+	pg::PgmqFeatures features = pg_->Features();
+	std::vector<std::string> needed = {"read_with_poll", "read", "delete", "archive", "set_vt", "send", "metrics"};
+	if (config_.create_dead_letter_queues)
+		needed.push_back("create");
+	std::vector<std::string> missing = features.Missing(needed);
+	for (auto &name : missing)
+		name = "pgmq." + name;
+	if (!missing.empty())
+		throw MissingQueue(Prefix() + "the database offers " + pg::Describe(features) + ", which lacks " +
+						   pg::JoinWords(missing) + " (install pgmq: upstream 1.8 or later, or pgmq-cpp)");
+	// Once for the process, not per queue and reconnect.
+	static std::atomic<bool> said{false};
+	if (!said.exchange(true))
+		LogInfo("the database offers " + pg::Describe(features) +
+				"; the relay uses only functions upstream pgmq has too (a dead-letter queue is a plain queue)");
+}
+
 void Worker::CheckQueuesExist()
 {
 	for (const std::string *name : {&queue_.name, &dead_letter_queue_}) {
 		if (name->empty() || pg_->QueueExists(*name))
 			continue;
+		if (name == &dead_letter_queue_ && config_.create_dead_letter_queues) {
+			pg_->CreateQueue(*name);
+			LogInfo(Prefix() + "created its dead_letter_queue \"" + *name + "\" with pgmq.create");
+			continue;
+		}
 		throw MissingQueue(Prefix() + (name == &queue_.name ? "" : "its dead_letter_queue ") + "\"" + *name +
 						   "\" does not exist in the database (create it with pgmq.create, or correct the name)");
 	}
@@ -53,7 +79,8 @@ bool Worker::EnsurePostgres()
 	if (pg_)
 		return true;
 	try {
-		pg_ = std::make_unique<PgConnection>(config_.postgres, Prefix());
+		pg_ = std::make_unique<PgConnection>(config_.postgres, config_.postgres_password, Prefix());
+		CheckDatabase();
 		CheckQueuesExist();
 	} catch (const PgError &e) {
 		pg_.reset();

@@ -55,6 +55,10 @@ class Worker {
 	// Tries each broker address once, in turn; waits the backoff when none
 	// answered and wait_on_failure.
 	bool EnsureBroker(bool wait_on_failure);
+	// The functions the relay calls are there (else MissingQueue); says once
+	// which pgmq the database runs.
+	void CheckDatabase();
+	// Throws MissingQueue, or makes a missing dead-letter queue when configured.
 	void CheckQueuesExist();
 	void RelayBatch(const std::vector<QueueMessage> &messages);
 	// Publishes the messages at indexes in one go; returns the failure, if any.

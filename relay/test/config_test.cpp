@@ -286,3 +286,72 @@ TEST(RelayConfig, ListenAddress)
 	EXPECT_EQ(SplitListenAddress("[::1]:1"), (std::pair<std::string, int>{"::1", 1}));
 	EXPECT_THROW(SplitListenAddress("localhost"), ConfigError);
 }
+
+TEST(RelayConfig, DatabasePasswordNeverOnTheCommandLine)
+{
+	Config c;
+	try {
+		ApplyOverrides(Line({"--postgres", "host=db dbname=app password=s3cret", "--queue", "q"}), c);
+		FAIL() << "a password on the command line was taken";
+	} catch (const ConfigError &e) {
+		std::string what = e.what();
+		EXPECT_EQ(what.rfind("--postgres: holds a password", 0), 0u) << what;
+		EXPECT_NE(what.find("--postgres-password-file"), std::string::npos) << what;
+		EXPECT_EQ(what.find("s3cret"), std::string::npos) << what;
+	}
+	EXPECT_THROW(ApplyOverrides(Line({"--postgres", "postgresql://app:s3cret@db/app"}), c), ConfigError);
+	ApplyOverrides(Line({"--postgres", "host=db sslmode=verify-full sslrootcert=/ca.pem", "--postgres-password-file",
+						 "/run/secrets/pg", "--create-dead-letter-queues", "--queue", "q"}),
+				   c);
+	EXPECT_EQ(c.postgres, "host=db sslmode=verify-full sslrootcert=/ca.pem");
+	EXPECT_EQ(c.postgres_password_file, "/run/secrets/pg");
+	EXPECT_TRUE(c.create_dead_letter_queues);
+}
+
+TEST(RelayConfig, DatabasePasswordFromItsFile)
+{
+	Config c = ParseConfig(R"({"postgres": "host=db", "postgres_password_file": "", "create_dead_letter_queues": true,
+	                          "queues": ["q"]})",
+						   "relay.json");
+	EXPECT_TRUE(c.create_dead_letter_queues);
+	ResolvePostgresPassword(c);  // no file: libpq's PGPASSWORD or PGPASSFILE apply
+	EXPECT_EQ(c.postgres_password, "");
+	std::string path = testing::TempDir() + "relay-pg-password";
+	std::ofstream(path) << "pg-s3cret\n";
+	c.postgres_password_file = path;
+	ResolvePostgresPassword(c);
+	EXPECT_EQ(c.postgres_password, "pg-s3cret");
+	c.postgres = "host=db password=other";  // in the file's connection string too: which one?
+	EXPECT_THROW(ResolvePostgresPassword(c), ConfigError);
+	c.postgres = "host=db";
+	c.postgres_password_file = path + ".missing";
+	try {
+		ResolvePostgresPassword(c);
+		FAIL() << "a missing password file was taken";
+	} catch (const ConfigError &e) {
+		EXPECT_EQ(std::string(e.what()).rfind("postgres_password_file: ", 0), 0u) << e.what();
+	}
+	EXPECT_NE(ErrorOf(R"({"create_dead_letter_queues": "yes"})").find("create_dead_letter_queues: must be true or false"),
+			  std::string::npos);
+}
+
+TEST(RelayConfig, EnvironmentBetweenFileAndFlags)
+{
+	Config c = ParseConfig(R"({"metrics_listen": "127.0.0.1:9464", "postgres_password_file": "/file", "queues": ["q"]})",
+						   "relay.json");
+	ApplyEnvironment(c, [](const char *name) -> const char * {
+		std::string n = name;
+		if (n == "PGMQ_RELAY_METRICS_LISTEN")
+			return "0.0.0.0:9464";
+		if (n == "PGMQ_RELAY_POSTGRES_PASSWORD_FILE")
+			return "/run/secrets/pg";
+		return nullptr;
+	});
+	EXPECT_EQ(c.metrics_listen, "0.0.0.0:9464");
+	EXPECT_EQ(c.postgres_password_file, "/run/secrets/pg");
+	ApplyOverrides(Line({"--metrics-listen", "127.0.0.1:9999"}), c);
+	EXPECT_EQ(c.metrics_listen, "127.0.0.1:9999");
+	Config unset = ParseConfig(R"({"metrics_listen": "127.0.0.1:9464", "queues": ["q"]})", "relay.json");
+	ApplyEnvironment(unset, [](const char *) -> const char * { return ""; });
+	EXPECT_EQ(unset.metrics_listen, "127.0.0.1:9464");
+}

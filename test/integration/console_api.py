@@ -27,8 +27,14 @@ must and costs what it says (docs/console.md).
     table is left out; the functions never run, and the owner is not made
     superuser by a console run as a superuser, though the same SELECT run
     directly as that role does run them; a pgmq without the rule
-    (_tables_running_foreign_code) gets 503, no queue read;
-  - no secret: the password in the connection string appears in no answer;
+    (_tables_running_foreign_code) since the console started gets 503, no
+    queue read; one without it from the start reads by the owner rule, as
+    against upstream pgmq;
+  - no secret: the password (from --password-file) appears in no answer,
+    not on the console's command line (/proc/PID/cmdline) and not in its
+    log; a password in the connection string is refused (exit 2);
+  - then against the stand-ins of upstream pgmq 1.11, 1.12 and 1.13
+    (PGMQ_UPSTREAM_RELEASES; test/lib/console_upstream_cases.py);
   - slow clients: ten connections sending a request a byte at a time do not
     delay an overview, and are cut off at the request deadline (5 s);
   - cost: an overview runs the same number of statements (counted in the
@@ -39,7 +45,6 @@ must and costs what it says (docs/console.md).
 Runs against PGHOST/PGPORT/PGUSER (a superuser) with the console built at
 build/console/pgmq-console (PGMQ_CONSOLE_BIN overrides); exit 0 is a pass.
 """
-import json
 import os
 import re
 import socket
@@ -51,67 +56,20 @@ import urllib.request
 
 import psycopg
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+import console_harness as harness  # noqa: E402
+import console_upstream_cases  # noqa: E402
+from console_harness import BIN, PASSWORD, overview_statements, run_console, server_log  # noqa: E402
+from upstream_install import RELEASES  # noqa: E402
+
 DB = "pgmq_console_api"
 TAG = "[console_api]"
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BIN = os.environ.get("PGMQ_CONSOLE_BIN", os.path.join(REPO, "build/console/pgmq-console"))
-PASSWORD = "s3cret-console-pw-4711"
-failures = []
+check = harness.Checks(TAG)
+failures = check.failures
 
 
-def check(ok, what):
-    print(f"{TAG} {'ok' if ok else 'FAILED'}: {what}", flush=True)
-    if not ok:
-        failures.append(what)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Console:
-    def __init__(self, user, actions, sample_seconds=1):
-        self.port = free_port()
-        conninfo = f"dbname={DB} user={user} password={PASSWORD}"
-        args = [BIN, "--listen", f"127.0.0.1:{self.port}", "--sample-seconds", str(sample_seconds), conninfo]
-        if actions:
-            args.insert(1, "--allow-actions")
-        self.proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 10
-        while time.time() < deadline:
-            try:
-                self.session = self.get("/api/session")[1]
-                return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("the console did not answer: " + self.stop())
-
-    def stop(self):
-        self.proc.terminate()
-        _, err = self.proc.communicate(timeout=10)
-        return err
-
-    def request(self, path, method="GET", body=None, headers=None):
-        hdrs = {"Host": f"127.0.0.1:{self.port}"}
-        hdrs.update(headers or {})
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=body, method=method, headers=hdrs)
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, r.read().decode()
-        except urllib.error.HTTPError as e:
-            return e.code, e.read().decode()
-
-    def get(self, path, headers=None):
-        status, text = self.request(path, headers=headers)
-        return status, json.loads(text)
-
-    def act(self, queue, action, body=b"{}", headers=None):
-        hdrs = {"Content-Type": "application/json", "X-Pgmq-Console-Token": self.session["csrf_token"]}
-        hdrs.update(headers or {})
-        status, text = self.request(f"/api/queues/{queue}/{action}", "POST", body, hdrs)
-        return status, json.loads(text)
+def Console(user, actions, sample_seconds=1):
+    return harness.Console(DB, user, actions, sample_seconds)
 
 
 def page_modules(c):
@@ -306,15 +264,41 @@ def queue_owner_code(admin):
 
 
 def without_the_rule(admin):
-    """An older pgmq, without _tables_running_foreign_code: nothing is read."""
+    """An older pgmq-cpp, without _tables_running_foreign_code: a console
+    started before it went answers 503; one started after reads by the owner
+    rule, as against upstream pgmq: the tenant's tables are not read."""
+    before = Console("console_admin", actions=True)
     admin.execute("ALTER EXTENSION pgmq DROP FUNCTION pgmq._tables_running_foreign_code(regclass[])")
     admin.execute("DROP FUNCTION pgmq._tables_running_foreign_code(regclass[])")
-    c = Console("console_admin", actions=True)
     try:
         for path in ("/api/overview", "/api/queues/mine", "/api/queues/mine/messages"):
-            status, body = c.get(path)
+            status, body = before.get(path)
             check(status == 503 and "ALTER EXTENSION pgmq UPDATE" in body.get("error", ""),
-                  f"without the rule: {path} answers 503 ({status} {body.get('error')})")
+                  f"the rule gone since the start: {path} answers 503 ({status} {body.get('error')})")
+    finally:
+        before.stop()
+    ran = trap_ran(admin)
+    c = Console("console_admin", actions=True)
+    try:
+        check(c.session["table_check"] == "owner" and c.session["features"]["table_rule"] is False,
+              f"without the rule: the session says the owner rule decides ({c.session.get('table_check')})")
+        status, overview = c.get("/api/overview")
+        names = [q["name"] for q in overview.get("queues", [])]
+        tenant_tables = sorted(set(TRAPS) - {"trap_view"})
+        refused = {q["name"]: q for q in overview.get("refused_queues", [])}
+        check(status == 200 and "mine" in names and not set(names) & set(TRAPS),
+              f"without the rule: the superuser's queues are read, the tenant's not ({names})")
+        check(sorted(refused) == tenant_tables and all(
+            q["kind"] == "owner" and "is owned by role console_tenant, which does not have the privileges of role "
+            "console_admin" in q["reason"] for q in refused.values()),
+              f"without the rule: each tenant table is refused for its owner ({refused})")
+        status, body = c.get("/api/queues/trap_trigger/messages")
+        check(status == 403 and "without pgmq-cpp's rule" in body.get("error", ""),
+              f"without the rule: a tenant queue's messages answer 403 ({status} {body.get('error')})")
+        status, body = c.act("trap_trigger", "purge")
+        check(status == 403 and count(admin, "trap_trigger") > 0, f"without the rule: its purge is refused ({body})")
+        check(trap_ran(admin) == ran and not tenant_is_superuser(admin),
+              "without the rule: the tenant's code never ran as the console's role")
     finally:
         c.stop()
 
@@ -378,11 +362,18 @@ def cross_site_and_bad_input(admin):
         texts = [c.request(p)[1] for p in ("/", "/main.js", "/api/session", "/api/overview", "/api/queues/mine",
                                            "/api/queues/mine/messages", "/api/queues/nope")]
         check(all(PASSWORD not in t for t in texts), "no secret: the password is in no answer")
+        check(PASSWORD not in c.cmdline() and "--password-file" in c.cmdline(),
+              "no secret: the password is not on the console's command line (/proc/PID/cmdline)")
         check(c.session["role"] == "console_admin", "the session names the connecting role")
 
         slow_clients(c)
     finally:
         c.stop()
+    check(PASSWORD not in c.log, "no secret: the password is not in the console's log")
+    r = subprocess.run([BIN, f"dbname={DB} user=console_admin password={PASSWORD}"], capture_output=True, text=True,
+                       timeout=10)
+    check(r.returncode == 2 and "--password-file, PGPASSWORD or PGPASSFILE" in r.stderr and PASSWORD not in r.stderr,
+          f"no secret: a password in the connection string is refused (exit {r.returncode}: {r.stderr.strip()})")
 
 
 def slow_clients(c):
@@ -410,24 +401,6 @@ def slow_clients(c):
             pass
         s.close()
     check(closed == 10, f"slow clients: {closed} of 10 cut off at the request deadline")
-
-
-def server_log(admin):
-    data = admin.execute("SELECT current_setting('data_directory')").fetchone()[0]
-    return os.path.join(os.path.dirname(data), "server.log")
-
-
-def overview_statements(c, log):
-    c.get("/api/overview")  # every pool session made and warm
-    start = os.path.getsize(log)
-    started = time.time()
-    status, overview = c.get("/api/overview")
-    took = time.time() - started
-    time.sleep(0.3)
-    with open(log, encoding="utf-8", errors="replace") as f:
-        f.seek(start)
-        lines = [line for line in f if "LOG:  statement:" in line or "LOG:  execute" in line]
-    return status, len(overview["queues"]), len(lines), took
 
 
 def cost(admin):
@@ -495,6 +468,11 @@ def main():
             admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
             for role in ("console_admin", "console_viewer", "console_counted", "console_tenant"):
                 admin.execute(f"DROP ROLE IF EXISTS {role}")
+    # The same console against upstream pgmq's releases (their stand-ins).
+    for release in RELEASES:
+        started = time.time()
+        console_upstream_cases.run(release, check)
+        print(f"{TAG} upstream pgmq {release}: {time.time() - started:.1f} s", flush=True)
     print(f"{TAG} {'FAILED: ' + '; '.join(failures) if failures else 'all checks passed'}")
     return 1 if failures else 0
 

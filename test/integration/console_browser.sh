@@ -11,11 +11,16 @@
 # headless Chromium through the page, checks its numbers and dead letters
 # against SQL, browses messages, performs a redrive, a redrive of every
 # dead letter, a purge and a pause/resume through the page, and saves the
-# screenshots of docs/console.md in docs/images/.
+# screenshots of docs/console.md in docs/images/. Then, for each upstream
+# release in PGMQ_UPSTREAM_RELEASES (default 1.11.0 1.12.0 1.13.1), a
+# database with that release's stand-in (test/lib/upstream_install.py) and
+# test/browser/console_upstream.mjs: what needs pgmq-cpp named as not
+# available, the figures, a tenant's queue not read, browsing and a purge.
 #
 # test/run runs it with PGHOST/PGPORT/PGUSER set (a superuser); exit 0 is a
 # pass. PGMQ_CONSOLE_BIN overrides the binary (default
-# build/console/pgmq-console, from `cmake --build build`). Takes about 30 s.
+# build/console/pgmq-console, from `cmake --build build`). Takes about 30 s,
+# and about 8 s for each upstream release.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -177,4 +182,61 @@ if [ "$status" -ne 0 ]; then
   tail -n 20 "$work/console.log" >&2
   fail "browser checks failed (exit $status)"
 fi
+say "pgmq-cpp: PASS"
+for pid in "${pids[@]}"; do
+  kill "$pid" 2>/dev/null || true
+done
+pids=()
+
+# The same page against upstream pgmq: the stand-in of each release
+# (test/lib/upstream_install.py; ours, not upstream's code), with a backlog,
+# an archive, a partitioned queue, a queue to purge and a tenant's queue the
+# console must not read (its owner lacks the console role's privileges).
+releases=${PGMQ_UPSTREAM_RELEASES-1.11.0 1.12.0 1.13.1}
+psql -X -q -d postgres -c "DROP ROLE IF EXISTS browser_tenant" -c "CREATE ROLE browser_tenant LOGIN" >/dev/null
+cleanup_upstream() {
+  psql -X -q -d postgres -c "DROP DATABASE IF EXISTS ${db}_up WITH (FORCE)" -c "DROP ROLE IF EXISTS browser_tenant" \
+    >/dev/null 2>&1 || true
+}
+trap 'cleanup_upstream; cleanup' EXIT
+for release in $releases; do
+  started=$SECONDS
+  psql -X -q -d postgres -c "DROP DATABASE IF EXISTS ${db}_up WITH (FORCE)" -c "CREATE DATABASE ${db}_up" >/dev/null
+  PYTHONPATH=$root/test/lib /usr/bin/python3 -c 'import sys, upstream_install as u; u.install(sys.argv[1], sys.argv[2])' \
+    "${db}_up" "$release" || fail "upstream $release: the stand-in did not install"
+  psql -X -q -v ON_ERROR_STOP=1 -d "${db}_up" >/dev/null <<'SQL'
+SELECT pgmq.create('jobs');
+SELECT pgmq.send_batch('jobs', ARRAY(SELECT jsonb_build_object('n', i) FROM generate_series(1, 12) AS i));
+SELECT pgmq.archive('jobs', ARRAY[1, 2]::bigint[]);
+SELECT * FROM pgmq.read('jobs', 3600, 3);
+SELECT pgmq.send('jobs', '{"later": true}', 3600);
+SELECT pgmq.create('outbox');
+SELECT pgmq.send('outbox', '{}') FROM generate_series(1, 5);
+SELECT pgmq.create_partitioned('events', '10', '100');
+SELECT pgmq.send_batch('events', array_fill('{}'::jsonb, ARRAY[20]));
+GRANT USAGE, CREATE ON SCHEMA pgmq TO browser_tenant;
+GRANT SELECT, INSERT ON pgmq.meta TO browser_tenant;
+SET ROLE browser_tenant;
+SELECT pgmq.create('tenant_q');
+SQL
+  upstream_name=$(PYTHONPATH=$root/test/lib /usr/bin/python3 -c \
+    'import sys, upstream_install as u; print(u.short_name(sys.argv[1]))' "$release")
+  default_rows=0
+  [ "$(printf '%s\n%s\n' 1.13.0 "$release" | sort -V | head -n 1)" = 1.13.0 ] && default_rows=1
+  port=$(free_port)
+  "$bin" --listen "127.0.0.1:$port" --allow-actions --sample-seconds 1 "dbname=${db}_up" >"$work/console-up.log" 2>&1 &
+  pids+=($!)
+  wait_for_session "$port" || { cat "$work/console-up.log" >&2; fail "upstream $release: the console did not answer"; }
+  status=0
+  shot=
+  [ "$release" = 1.13.1 ] && shot=$root/docs/images/console-upstream.png
+  CONSOLE_URL="http://127.0.0.1:$port" PGDATABASE="${db}_up" UPSTREAM_NAME="$upstream_name" DEFAULT_ROWS=$default_rows \
+    CHROMIUM="$chromium" SCREENSHOT=$shot timeout 60 node test/browser/console_upstream.mjs || status=$?
+  kill "${pids[-1]}" 2>/dev/null || true
+  if [ "$status" -ne 0 ]; then
+    tail -n 20 "$work/console-up.log" >&2
+    fail "upstream $release: browser checks failed (exit $status)"
+  fi
+  say "upstream $release: PASS ($((SECONDS - started)) s)"
+done
 say "PASS"

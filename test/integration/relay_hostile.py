@@ -27,7 +27,13 @@ of PGHOST/PGPORT/PGUSER, in a database of its own. The cases:
            made visible again and come in the next batches;
   tls:     amqps with the CA and a client certificate relays; another CA,
            or a host name the certificate does not name, is refused;
-  secret:  the password is in no log line and not in /metrics.
+  secret:  the password is in no log line and not in /metrics;
+  upstream: against the stand-ins of upstream pgmq 1.11.0, 1.12.0 and
+           1.13.1 (test/lib/upstream_install.py, ours), with poll_s 0 (a
+           read, not read_with_poll, which upstream would return empty): the
+           relay names the release, makes its dead-letter queue with
+           pgmq.create, sets a CC header, a body over max_message_size and a
+           routing key not granted aside there, and delivers the rest.
 
 The relay binary is build/relay/pgmq-relay (PGMQ_RELAY_BIN overrides). Exit 0
 is a pass.
@@ -50,6 +56,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from private_rabbitmq import Broker, free_port  # noqa: E402
 from relay_harness import REPO, Checks, Database, Relay, drain, metric, relay_binary, write_config  # noqa: E402
 from relay_tls import make_certificates  # noqa: E402
+from upstream_install import RELEASES, describe, install  # noqa: E402
 
 DB = "pgmq_it_relay_hostile"
 MAX_MESSAGE = 1024 * 1024
@@ -125,6 +132,42 @@ def case_senders(ctx):
     dead_lettered = metric(ctx["metrics_port"], "pgmq_relay_dead_lettered_total", "hostile")
     check("/metrics counts them", refused == 4 and dead_lettered == 4, f"refused {refused}, dead-lettered {dead_lettered}")
     return relay
+
+
+def case_upstream(ctx, release):
+    """Against upstream pgmq (its stand-in): the relay makes its dead-letter
+    queue with pgmq.create, sets refused messages aside there with
+    pgmq.send and delivers the rest."""
+    db = Database(f"{DB}_up", install=lambda name: install(name, release))
+    broker = ctx["broker"]
+    try:
+        db.sql("SELECT pgmq.create('up_q')")
+        declare(broker, "up_q")
+        special = {3: ({"n": 3}, {"CC": "anything"}), 5: ({"n": 5, "pad": "x" * (MAX_MESSAGE + 1000)}, None),
+                   7: ({"n": 7}, {"x-pgmq-routing-key": "elsewhere"})}
+        ids = {n: db.send("up_q", *special.get(n, ({"n": n}, {"n": n}))) for n in range(1, 11)}
+        config = write_config(os.path.join(ctx["tmp"], f"up-{release}.json"), {
+            "postgres": f"dbname={db.name}", "rabbitmq": {"url": f"amqp://relay@127.0.0.1:{broker.port}/"},
+            "queues": [{"name": "up_q", "dead_letter_queue": "up_q_dead"}], "create_dead_letter_queues": True,
+            "poll_s": 0, "report_interval_s": 0})
+        rc, out = run_drain(ctx, config, 30)
+        got = drain(broker, "up_q")
+        arrived = {m[1]["n"] for m in got}
+        # Those published before the broker closed the channel on the big one
+        # come again (at least once), with the first copy's message-id.
+        check(f"upstream {release}: the relay drained the queue, the ordinary messages arrived",
+              rc == 0 and db.count("up_q") == 0 and arrived == {1, 2, 4, 6, 8, 9, 10}
+              and all(m[0] == f"up_q:{ids[m[1]['n']]}" for m in got), f"exit {rc}, got {sorted(arrived)}")
+        check(f"upstream {release}: its log names the release and the dead-letter queue it made",
+              describe(release) in out and 'created its dead_letter_queue "up_q_dead" with pgmq.create' in out,
+              [line for line in out.splitlines() if "offers" in line or "created" in line])
+        dead = {row[0]["n"]: row[1] for row in db.sql("SELECT message, headers FROM pgmq.q_up_q_dead")}
+        check(f"upstream {release}: the refused messages are set aside with their reason and source",
+              sorted(dead) == [3, 5, 7] and all(h.get("x-pgmq-relay-source") == f"up_q:{ids[n]}"
+                                                and h.get("x-pgmq-relay-refused") for n, h in dead.items()),
+              {n: (h or {}).get("x-pgmq-relay-refused", "")[:60] for n, h in dead.items()})
+    finally:
+        Database.drop(db.name)
 
 
 def documented_pgmq_headers():
@@ -394,7 +437,8 @@ def main():
         for name, case in (("senders", lambda: case_slow_metrics(ctx, case_senders(ctx))),
                            ("headers", lambda: case_headers(ctx)), ("alarm", lambda: case_alarm(ctx)),
                            ("bytes", lambda: case_bytes(ctx)),
-                           ("tls", lambda: case_tls(ctx))):
+                           ("tls", lambda: case_tls(ctx))) + tuple(
+                (f"upstream {r}", lambda r=r: case_upstream(ctx, r)) for r in RELEASES):
             t0 = time.monotonic()
             try:
                 case()

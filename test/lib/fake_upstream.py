@@ -1,10 +1,18 @@
-"""test/lib/fake_upstream.py VERSION: prints a TEST-ONLY install script that
-leaves the catalog state an install of upstream pgmq VERSION leaves, for
-test/integration/upstream_migration.sh. This repository cannot contain
-upstream's code: everything here is our own description of upstream's
-layouts (/work/shared/API.md, in our words) with small PL/pgSQL stand-ins
-for the functions the test calls, written here, and empty stand-ins for the
-rest (they exist only so that the extension has upstream's members).
+"""test/lib/fake_upstream.py VERSION [--sql-only]: prints a TEST-ONLY install
+script that leaves the catalog state an install of upstream pgmq VERSION
+leaves: as an extension (for CREATE EXTENSION pgmq VERSION '...', as
+test/integration/upstream_migration.sh and managed services that ship pgmq
+install it), or with --sql-only as plain SQL in a new schema pgmq without an
+extension row (what services that load no C extension run; psql -f).
+This repository cannot contain upstream's code: everything here is our own
+description of upstream's layouts (/work/shared/API.md, in our words) with
+PL/pgSQL stand-ins, written here, for the functions the tests and
+pgmq-relay and pgmq-console call (test/lib/fake_upstream_functions.py:
+send, send_batch, read, read_with_poll, delete, archive, set_vt, metrics,
+metrics_all, purge_queue, drop_queue; here: create, create_partitioned,
+list_queues, notifications, FIFO index, topic binding), and empty stand-ins
+for the rest (they exist only so that the install has upstream's functions).
+test/lib/upstream_install.py installs it either way.
 
 What differs by version, as described (API.md's timeline):
   1.5.0   headers column and message_record attribute; queue_visible_length
@@ -23,30 +31,51 @@ A queue created while the setting pgmq_fake.legacy_order is 'on' gets the
 column order of an install upgraded from before 1.5 (headers, then
 last_read_at, appended at the end).
 """
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fake_upstream_functions  # noqa: E402
 
 
 def ver(text):
     return tuple(int(p) for p in text.split("."))
 
 
-def script(version_text):
-    v = ver(version_text)
-    has_headers = v >= (1, 5, 0)
-    members = v < (1, 6, 0)
-    has_notify = v >= (1, 7, 0)
-    has_throttle = v >= (1, 8, 0)
-    has_fifo = v >= (1, 9, 0)
-    type_last_read = v >= (1, 10, 0)
-    create_last_read = v >= (1, 10, 1)
-    has_topics = v >= (1, 11, 0)
-    config_more = v >= (1, 11, 1)
-    by_default = v >= (1, 13, 0)
-    trigger_arg = v >= (1, 13, 1)
+class Release:
+    """What a release has, as API.md's timeline says."""
+
+    def __init__(self, version_text):
+        v = self.v = ver(version_text)
+        self.has_headers = v >= (1, 5, 0)
+        self.members = v < (1, 6, 0)
+        self.has_notify = v >= (1, 7, 0)
+        self.has_throttle = v >= (1, 8, 0)
+        self.has_fifo = v >= (1, 9, 0)
+        self.type_last_read = v >= (1, 10, 0)
+        self.create_last_read = v >= (1, 10, 1)
+        self.has_topics = v >= (1, 11, 0)
+        self.config_more = v >= (1, 11, 1)
+        self.by_default = v >= (1, 13, 0)
+        self.trigger_arg = v >= (1, 13, 1)
+
+
+def script(version_text, sql_only=False):
+    r = Release(version_text)
+    v = r.v
+    has_headers, has_notify, has_throttle, has_fifo = r.has_headers, r.has_notify, r.has_throttle, r.has_fifo
+    type_last_read, has_topics, by_default, trigger_arg = r.type_last_read, r.has_topics, r.by_default, r.trigger_arg
+    create_last_read = r.create_last_read
+    # A SQL-only install has no extension to register members or dumped tables with.
+    members = r.members and not sql_only
+    config_more = r.config_more and not sql_only
     out = []
     w = out.append
     w(f'-- TEST-ONLY stand-in for upstream pgmq {version_text} (test/lib/fake_upstream.py).')
-    w('\\echo Use "CREATE EXTENSION pgmq" to load this file. \\quit')
+    if sql_only:
+        w("CREATE SCHEMA pgmq;")
+    else:
+        w('\\echo Use "CREATE EXTENSION pgmq" to load this file. \\quit')
     w("""
 CREATE TABLE pgmq.meta (
     queue_name VARCHAR UNIQUE NOT NULL,
@@ -58,7 +87,7 @@ GRANT USAGE ON SCHEMA pgmq TO pg_monitor;
 GRANT SELECT ON ALL TABLES IN SCHEMA pgmq TO pg_monitor;
 ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT SELECT ON TABLES TO pg_monitor;
 ALTER DEFAULT PRIVILEGES IN SCHEMA pgmq GRANT SELECT ON SEQUENCES TO pg_monitor;""")
-    if not members:
+    if not r.members and not sql_only:
         w("SELECT pg_catalog.pg_extension_config_dump('pgmq.meta', '');")
     # Types, attributes as of the version.
     attrs = ["msg_id BIGINT", "read_ct INTEGER", "enqueued_at TIMESTAMPTZ"]
@@ -121,6 +150,10 @@ CREATE INDEX idx_topic_bindings_covering ON pgmq.topic_bindings (pattern) INCLUD
         q_cols.append("%HD%")
         a_cols.append("%HD%")
     identity_part = "BY DEFAULT" if by_default else "ALWAYS"
+    # 1.4.2: the invalid-character check; 1.6.0: create takes the queue's lock.
+    name_check = "" if v < (1, 4, 2) else ("IF queue_name ~ '\\$|;|--|''' THEN RAISE EXCEPTION "
+                                           "'queue name contains invalid characters: $, ;, --, or \\'''; END IF;")
+    create_lock = "" if v < (1, 6, 0) else "PERFORM pg_advisory_xact_lock(hashtext('pgmq.queue_' || queue_name));"
     w(f"""
 -- Column list of a queue table: %ID% is the msg_id clause; last_read_at and
 -- headers sit in place, or at the end (legacy_order) as an upgraded install has them.
@@ -145,9 +178,11 @@ BEGIN
     RETURN array_to_string(body || tail, ', ');
 END $$;
 
-CREATE FUNCTION pgmq.format_table_name(queue_name TEXT, prefix TEXT) RETURNS TEXT LANGUAGE sql AS $$
-    SELECT lower(prefix || '_' || queue_name)
-$$;
+CREATE FUNCTION pgmq.format_table_name(queue_name TEXT, prefix TEXT) RETURNS TEXT LANGUAGE plpgsql AS $$
+BEGIN
+    {name_check}
+    RETURN lower(prefix || '_' || queue_name);
+END $$;
 
 CREATE FUNCTION pgmq._stand_in_make(queue_name TEXT, partitioned BOOLEAN, unlogged BOOLEAN) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -155,6 +190,7 @@ DECLARE
     qt TEXT := pgmq.format_table_name(queue_name, 'q');
     at TEXT := pgmq.format_table_name(queue_name, 'a');
 BEGIN
+    {create_lock}
     EXECUTE format('CREATE %s TABLE IF NOT EXISTS pgmq.%I (%s)', CASE WHEN unlogged THEN 'UNLOGGED' ELSE '' END, qt,
         pgmq._stand_in_columns({sql_array(q_cols)}, CASE WHEN partitioned
             THEN 'GENERATED {identity_part} AS IDENTITY NOT NULL' ELSE 'PRIMARY KEY GENERATED ALWAYS AS IDENTITY' END)
@@ -209,103 +245,11 @@ BEGIN
     END LOOP;
 END $$;
 """)
-    # Columns the message functions return, in message_record's order.
-    rec = ["msg_id", "read_ct", "enqueued_at"] + (["last_read_at"] if type_last_read else []) + ["vt", "message"] \
-        + (["headers"] if has_headers else [])
-    # 1.10.0's own queues lack last_read_at: read it through a row-to-json
-    # lookup, which yields NULL for a missing column.
-    ret = ", ".join(
-        ("(to_jsonb(m) ->> ''last_read_at'')::timestamptz" if c == "last_read_at" else "m." + c) for c in rec)
-    moved = ["msg_id", "vt", "read_ct", "enqueued_at", "message"] + (["headers"] if has_headers else [])
-    moved_sql = ", ".join(moved)
-    if has_headers:
-        w("""
-CREATE FUNCTION pgmq.send(queue_name TEXT, msg JSONB, headers JSONB, delay TIMESTAMPTZ) RETURNS SETOF BIGINT
-LANGUAGE plpgsql AS $$
-BEGIN
-    RETURN QUERY EXECUTE format('INSERT INTO pgmq.%I (vt, message, headers) VALUES ($1, $2, $3) RETURNING msg_id',
-                                pgmq.format_table_name(queue_name, 'q')) USING delay, msg, headers;
-END $$;
-CREATE FUNCTION pgmq.send(queue_name TEXT, msg JSONB) RETURNS SETOF BIGINT LANGUAGE sql AS $$
-    SELECT * FROM pgmq.send(queue_name, msg, NULL, clock_timestamp())
-$$;
-CREATE FUNCTION pgmq.send(queue_name TEXT, msg JSONB, headers JSONB) RETURNS SETOF BIGINT LANGUAGE sql AS $$
-    SELECT * FROM pgmq.send(queue_name, msg, headers, clock_timestamp())
-$$;
-CREATE FUNCTION pgmq.send(queue_name TEXT, msg JSONB, delay INTEGER) RETURNS SETOF BIGINT LANGUAGE sql AS $$
-    SELECT * FROM pgmq.send(queue_name, msg, NULL, clock_timestamp() + make_interval(secs => delay))
-$$;
-CREATE FUNCTION pgmq.send_batch(queue_name TEXT, msgs JSONB[], headers JSONB[], delay TIMESTAMPTZ)
-RETURNS SETOF BIGINT LANGUAGE plpgsql AS $$
-BEGIN
-    RETURN QUERY EXECUTE format('INSERT INTO pgmq.%I (vt, message, headers) '
-                                'SELECT $1, m, h FROM unnest($2, coalesce($3, ARRAY[]::jsonb[])) AS u (m, h) '
-                                'RETURNING msg_id', pgmq.format_table_name(queue_name, 'q'))
-        USING delay, msgs, headers;
-END $$;
-CREATE FUNCTION pgmq.send_batch(queue_name TEXT, msgs JSONB[]) RETURNS SETOF BIGINT LANGUAGE sql AS $$
-    SELECT * FROM pgmq.send_batch(queue_name, msgs, NULL, clock_timestamp())
-$$;
-CREATE FUNCTION pgmq.send_batch(queue_name TEXT, msgs JSONB[], headers JSONB[]) RETURNS SETOF BIGINT
-LANGUAGE sql AS $$
-    SELECT * FROM pgmq.send_batch(queue_name, msgs, headers, clock_timestamp())
-$$;""")
-    else:
-        w("""
-CREATE FUNCTION pgmq.send(queue_name TEXT, msg JSONB, delay INTEGER DEFAULT 0) RETURNS SETOF BIGINT
-LANGUAGE plpgsql AS $$
-BEGIN
-    RETURN QUERY EXECUTE format('INSERT INTO pgmq.%I (vt, message) VALUES ($1, $2) RETURNING msg_id',
-                                pgmq.format_table_name(queue_name, 'q'))
-        USING clock_timestamp() + make_interval(secs => delay), msg;
-END $$;
-CREATE FUNCTION pgmq.send_batch(queue_name TEXT, msgs JSONB[], delay INTEGER DEFAULT 0) RETURNS SETOF BIGINT
-LANGUAGE plpgsql AS $$
-BEGIN
-    RETURN QUERY EXECUTE format('INSERT INTO pgmq.%I (vt, message) SELECT $1, unnest($2) RETURNING msg_id',
-                                pgmq.format_table_name(queue_name, 'q'))
-        USING clock_timestamp() + make_interval(secs => delay), msgs;
-END $$;""")
-    conditional = ", conditional JSONB DEFAULT '{}'" if has_headers else ""
-    w(f"""
-CREATE FUNCTION pgmq.read(queue_name TEXT, vt INTEGER, qty INTEGER{conditional})
-RETURNS SETOF pgmq.message_record LANGUAGE plpgsql AS $$
-DECLARE
-    qt TEXT := pgmq.format_table_name(queue_name, 'q');
-    stamp TEXT := CASE WHEN EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = ('pgmq.' || quote_ident(qt))::regclass
-                                       AND attname = 'last_read_at' AND NOT attisdropped)
-                       THEN ', last_read_at = clock_timestamp()' ELSE '' END;
-BEGIN
-    RETURN QUERY EXECUTE format('WITH cte AS (SELECT msg_id FROM pgmq.%I WHERE vt <= clock_timestamp() '
-                                'ORDER BY msg_id LIMIT $1 FOR UPDATE SKIP LOCKED) '
-                                'UPDATE pgmq.%I AS m SET vt = clock_timestamp() + make_interval(secs => $2), '
-                                'read_ct = m.read_ct + 1%s FROM cte WHERE m.msg_id = cte.msg_id '
-                                'RETURNING {ret}', qt, qt, stamp)
-        USING qty, vt;
-END $$;
-
-CREATE FUNCTION pgmq.archive(queue_name TEXT, msg_ids BIGINT[]) RETURNS SETOF BIGINT LANGUAGE plpgsql AS $$
-BEGIN
-    RETURN QUERY EXECUTE format('WITH moved AS (DELETE FROM pgmq.%I WHERE msg_id = ANY($1) RETURNING {moved_sql}) '
-                                'INSERT INTO pgmq.%I ({moved_sql}) SELECT {moved_sql} FROM moved RETURNING msg_id',
-                                pgmq.format_table_name(queue_name, 'q'), pgmq.format_table_name(queue_name, 'a'))
-        USING msg_ids;
-END $$;
-CREATE FUNCTION pgmq.archive(queue_name TEXT, msg_id BIGINT) RETURNS BOOLEAN LANGUAGE sql AS $$
-    SELECT EXISTS (SELECT pgmq.archive(queue_name, ARRAY[msg_id]))
-$$;
-CREATE FUNCTION pgmq.delete(queue_name TEXT, msg_ids BIGINT[]) RETURNS SETOF BIGINT LANGUAGE plpgsql AS $$
-BEGIN
-    RETURN QUERY EXECUTE format('DELETE FROM pgmq.%I WHERE msg_id = ANY($1) RETURNING msg_id',
-                                pgmq.format_table_name(queue_name, 'q')) USING msg_ids;
-END $$;
-CREATE FUNCTION pgmq.delete(queue_name TEXT, msg_id BIGINT) RETURNS BOOLEAN LANGUAGE sql AS $$
-    SELECT EXISTS (SELECT pgmq.delete(queue_name, ARRAY[msg_id]))
-$$;
+    w(fake_upstream_functions.functions(r))
+    w("""
 CREATE FUNCTION pgmq.list_queues() RETURNS SETOF pgmq.queue_record LANGUAGE sql AS $$
     SELECT queue_name, is_partitioned, is_unlogged, created_at FROM pgmq.meta
-$$;
-""")
+$$;""")
     if has_notify:
         queue_expr = "coalesce(TG_ARGV[0], substr(TG_TABLE_NAME, 3))" if trigger_arg else "substr(TG_TABLE_NAME, 3)"
         channel = "'pgmq.q_' || qn || '.INSERT'" if trigger_arg else "'pgmq.' || TG_TABLE_NAME || '.INSERT'"
@@ -352,27 +296,16 @@ CREATE FUNCTION pgmq.bind_topic(pattern TEXT, queue_name TEXT) RETURNS void LANG
 $$;""")
     # The rest of the surface: members with the right names, no behaviour.
     stubs = [
-        ((1, 0, 0), "read_with_poll(queue_name TEXT, vt INTEGER, qty INTEGER, max_poll_seconds INTEGER DEFAULT 5, "
-                    "poll_interval_ms INTEGER DEFAULT 100)", "SETOF pgmq.message_record"),
         ((1, 0, 0), "pop(queue_name TEXT)", "SETOF pgmq.message_record"),
-        ((1, 0, 0), "set_vt(queue_name TEXT, msg_id BIGINT, vt INTEGER)", "SETOF pgmq.message_record"),
-        ((1, 0, 0), "metrics(queue_name TEXT)", "pgmq.metrics_result"),
-        ((1, 0, 0), "metrics_all()", "SETOF pgmq.metrics_result"),
-        ((1, 0, 0), "purge_queue(queue_name TEXT)", "BIGINT"),
         ((1, 0, 0), "detach_archive(queue_name TEXT)", "void"),
-        ((1, 0, 0), "drop_queue(queue_name TEXT, partitioned BOOLEAN)", "BOOLEAN"),
         ((1, 4, 0), "convert_archive_partitioned(table_name TEXT, partition_interval TEXT DEFAULT '10000', "
                     "retention_interval TEXT DEFAULT '100000', leading_partition INTEGER DEFAULT 10)", "void"),
         ((1, 4, 3), "_get_pg_partman_major_version()", "INTEGER"),
-        ((1, 5, 0), "drop_queue(queue_name TEXT)", "BOOLEAN"),
-        ((1, 5, 0), "send(queue_name TEXT, msg JSONB, delay TIMESTAMPTZ)", "SETOF BIGINT"),
         ((1, 6, 0), "acquire_queue_lock(queue_name TEXT)", "void"),
         ((1, 7, 0), "pop(queue_name TEXT, qty INTEGER)", "SETOF pgmq.message_record"),
-        ((1, 8, 0), "set_vt(queue_name TEXT, msg_ids BIGINT[], vt INTEGER)", "SETOF pgmq.message_record"),
         ((1, 9, 0), "read_grouped(queue_name TEXT, vt INTEGER, qty INTEGER)", "SETOF pgmq.message_record"),
         ((1, 9, 0), "read_grouped_rr(queue_name TEXT, vt INTEGER, qty INTEGER)", "SETOF pgmq.message_record"),
         ((1, 9, 0), "create_fifo_indexes_all()", "void"),
-        ((1, 10, 0), "set_vt(queue_name TEXT, msg_id BIGINT, vt TIMESTAMPTZ)", "SETOF pgmq.message_record"),
         ((1, 11, 0), "unbind_topic(pattern TEXT, queue_name TEXT)", "BOOLEAN"),
         ((1, 11, 0), "send_topic(routing_key TEXT, msg JSONB)", "INTEGER"),
         ((1, 11, 0), "validate_routing_key(routing_key TEXT)", "BOOLEAN"),
@@ -396,4 +329,6 @@ def sql_array(items):
 
 
 if __name__ == "__main__":
-    sys.stdout.write(script(sys.argv[1]))
+    if len(sys.argv) not in (2, 3) or sys.argv[2:] not in ([], ["--sql-only"]):
+        sys.exit("usage: fake_upstream.py VERSION [--sql-only]")
+    sys.stdout.write(script(sys.argv[1], sql_only=sys.argv[2:] == ["--sql-only"]))

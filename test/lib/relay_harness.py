@@ -108,12 +108,17 @@ def write_config(path, config):
 class Database:
     """A database of its own on the test server, with pgmq."""
 
-    def __init__(self, name):
+    def __init__(self, name, install=None):
+        """install(name) puts pgmq in (upstream's stand-in, say); default:
+        CREATE EXTENSION pgmq, this extension."""
         self.name = name
         with psycopg.connect(dbname="postgres", autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
             conn.execute(f"CREATE DATABASE {name}")
-        self.sql("CREATE EXTENSION pgmq")
+        if install:
+            install(name)
+        else:
+            self.sql("CREATE EXTENSION pgmq")
 
     @staticmethod
     def drop(name):

@@ -1,5 +1,5 @@
-"""test/lib/relay_tls.py: a throwaway certificate authority for the relay's
-TLS test, made with the openssl command line.
+"""test/lib/relay_tls.py: a throwaway certificate authority for the TLS tests
+(the relay's broker, PostgreSQL's server), made with the openssl command line.
 
     certs = make_certificates(dir)
     certs["ca"], certs["server_cert"], certs["server_key"], certs["client_cert"],
@@ -30,13 +30,15 @@ def _signed(cwd, name, subject, extensions):
              "-days", "2", "-extfile", f"{name}.ext", "-out", f"{name}.pem", cwd=cwd)
 
 
-def make_certificates(directory):
+def make_certificates(directory, client_cn="pgmq-relay"):
+    """client_cn: the client certificate's common name (PostgreSQL's
+    clientcert=verify-full matches it against the user name)."""
     os.makedirs(directory, exist_ok=True)
     _ca(directory, "ca")
     _ca(directory, "other_ca")
     _signed(directory, "server", "/CN=localhost",
             "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n")
-    _signed(directory, "client", "/CN=pgmq-relay", "extendedKeyUsage=clientAuth\n")
+    _signed(directory, "client", f"/CN={client_cn}", "extendedKeyUsage=clientAuth\n")
     for name in os.listdir(directory):
         if name.endswith(".key"):
             os.chmod(os.path.join(directory, name), 0o644)  # the broker runs as this user; a test CA

@@ -14,10 +14,26 @@
 
 namespace pgmq::console {
 
+// What the catalog statement may call: which of pgmq-cpp's functions the
+// database has (upstream pgmq has none of them), and whether queue owners
+// are trusted where there is no rule (--trust-queue-owners).
+struct CatalogShape {
+	bool table_rule = true;  // pgmq._tables_running_foreign_code
+	bool policies = true;    // pgmq.policies and pgmq.list_policies
+	bool pause = true;       // pgmq.policies.paused_at
+	bool partition_status = true;
+	bool trust_owners = false;
+};
+
 // One row per queue ($1: one queue's name, or NULL for all), with a single
-// json column (see queries.cpp for the keys). Locks the tables it finds
-// readable until the end of the transaction.
-extern const char kCatalogSql[];
+// json column (see queries.cpp for the keys). With the table rule it locks
+// the tables it finds readable until the end of the transaction; without it
+// ($2: the oids of the tables kLockableSql listed and LOCK TABLE locked),
+// only those are read, and only where their owners pass the owner rule.
+std::string CatalogSql(const CatalogShape &shape);
+// Without the table rule, first: oid and qualified name of each queue and
+// archive table the role may read ($1 as above), to lock before the catalog.
+extern const char kLockableSql[];
 // Sampler: queue, relid, rows inserted and rows updated (the queue tables'
 // statistics, summed over partitions), for the queues the role may read.
 extern const char kCountersSql[];

@@ -67,7 +67,14 @@ struct BrokerConfig {
 };
 
 struct Config {
-	std::string postgres;  // libpq connection string ("" = libpq's environment)
+	// libpq connection string ("" = libpq's environment: PGHOST, PGSSLMODE,
+	// PGPASSWORD, ...). TLS settings (sslmode, sslrootcert, sslcert, sslkey)
+	// are libpq's own, in it or in the environment.
+	std::string postgres;
+	// The database password's file (its first line), read at startup into
+	// postgres_password; never on the command line.
+	std::string postgres_password_file;
+	std::string postgres_password;
 	BrokerConfig broker;
 	std::vector<QueueConfig> queues;
 	int batch_size = 100;
@@ -80,6 +87,9 @@ struct Config {
 	int report_interval_s = 10;     // the periodic log line; 0 = none
 	std::string metrics_listen;     // "host:port" of the /metrics endpoint; "" = off
 	std::string dead_letter_queue;  // for the queues that name none of their own
+	// A dead-letter queue that does not exist is made with pgmq.create (which
+	// upstream pgmq has too) instead of stopping the relay.
+	bool create_dead_letter_queues = false;
 	int backoff_initial_ms = 200;
 	int backoff_max_ms = 10000;
 	bool drain = false;  // exit 0 once every queue was read empty (benchmarks, one-shot jobs)
@@ -103,7 +113,21 @@ struct CommandLine {
 CommandLine ParseCommandLine(int argc, const char *const *argv);
 
 // Applies the overrides (--postgres, --amqp-url, --queue, --batch-size, ...).
+// A --postgres connection string with a password is refused: the command
+// line is every user's to read.
 void ApplyOverrides(const CommandLine &line, Config &config);
+
+// The environment, between the file and the command line (a container's
+// configuration): PGMQ_RELAY_METRICS_LISTEN and
+// PGMQ_RELAY_POSTGRES_PASSWORD_FILE replace the file's metrics_listen and
+// postgres_password_file. getenv returns nullptr for an unset variable.
+void ApplyEnvironment(Config &config, const char *(*getenv)(const char *));
+inline constexpr const char kMetricsListenEnvironment[] = "PGMQ_RELAY_METRICS_LISTEN";
+inline constexpr const char kPostgresPasswordFileEnvironment[] = "PGMQ_RELAY_POSTGRES_PASSWORD_FILE";
+
+// Reads postgres_password_file into postgres_password. A password in the
+// connection string too is an error: one place only.
+void ResolvePostgresPassword(Config &config);
 
 // The checks that need the whole configuration (at least one queue, vt longer
 // than the confirm timeout, no queue twice, no sender-chosen broker queue).
