@@ -133,6 +133,10 @@ bool DefaultPartitionExists(const std::string &default_table);
 // ERROR 42809: the queue's tables are not managed by pg_partman.
 [[noreturn]] void NotPartitioned(const QueueRef &queue);
 
+// Column `column` of the first row of the last SPI result as bool (NULL:
+// false). Requires SPI.
+bool FirstRowBool(int column);
+
 // Length of the first line of an error message, for "%.*s": pg_partman
 // appends CONTEXT/DETAIL/HINT lines to the message of errors it re-raises.
 inline int FirstLineLength(const char *message) { return static_cast<int>(strcspn(message, "\n")); }
