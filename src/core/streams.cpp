@@ -97,13 +97,16 @@ std::vector<std::string> CreateStreamPartitionStatements(std::string_view queue_
 
 std::string StreamPartitionStateSql()
 {
+	// The next transaction id: past the snapshot's, and past this
+	// transaction's own (assigned after its statement's snapshot).
 	return "SELECT s.partitions_made, s.partition_xids, extract(epoch FROM $2::timestamptz - s.partitioned_at)::float8, "
-	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8 - s.partitioned_xid::text::int8, "
+	       "n.next - s.partitioned_xid::text::int8, "
 	       "(SELECT max(b.m[2]::int8) FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid, "
 	       "LATERAL (SELECT regexp_match(pg_get_expr(c.relpartbound, c.oid), '^FOR VALUES FROM \\(''(\\d+)''\\) TO "
 	       "\\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = s.stream_relid), "
-	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8, extract(epoch FROM s.retention)::float8 "
-	       "FROM pgmq.streams AS s WHERE s.stream_name = $1";
+	       "n.next, extract(epoch FROM s.retention)::float8 FROM pgmq.streams AS s, LATERAL (SELECT greatest("
+	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8, pg_current_xact_id_if_assigned()::text::int8 + 1) AS next) "
+	       "AS n WHERE s.stream_name = $1";
 }
 
 std::string NoteStreamPartitionSql()

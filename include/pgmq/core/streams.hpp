@@ -21,7 +21,7 @@ constexpr const char *kStreamDeadLetterHeader = "x-pgmq-dead-letter";
 
 // The first partition's width in transaction ids; later ones follow the rate
 // (NextPartitionXids).
-constexpr int64_t kFirstPartitionXids = 100000;
+constexpr int64_t kFirstPartitionXids = 10000;
 // A partition is made when less than this share of the newest one's width
 // is left ahead of the next transaction id.
 constexpr int64_t kPartitionAheadDivisor = 2;
