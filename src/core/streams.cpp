@@ -168,6 +168,11 @@ std::string SubscribeSql()
 	       "RETURNING g.xmax = '0'::xid";
 }
 
+std::string GroupDeadLetterQueueSql()
+{
+	return std::string("SELECT g.dead_letter_queue::text FROM pgmq.consumer_groups AS g") + kGroupIs;
+}
+
 std::string UnsubscribeSql()
 {
 	return std::string("DELETE FROM pgmq.consumer_groups AS g") + kGroupIs + " RETURNING true";

@@ -88,6 +88,9 @@ std::string DefaultPartitionCleanupSql(std::string_view partition);
 // Returns whether the group is new.
 std::string SubscribeSql();
 
+// ($1 stream, $2 group) -> the group's dead-letter queue (text, NULL: none).
+std::string GroupDeadLetterQueueSql();
+
 // ($1 stream, $2 group) -> true when a group was removed.
 std::string UnsubscribeSql();
 
