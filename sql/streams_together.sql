@@ -51,11 +51,12 @@ SELECT pgmq.send_topic('orders.placed', '{"n": "routed"}');
 SELECT msg_id, message FROM pgmq.read_stream('st_events', 'a', 30, 10);
 
 -- Insert notifications fire for a stream's inserts (into any partition).
-SELECT pgmq.enable_notify_insert('st_events', 0);
-LISTEN "pgmq.q_st_events.INSERT";
+-- (A listener's delivery is notify_listen.py's; here the throttle's clock.)
+SELECT pgmq.enable_notify_insert('st_events', 60000);
 SELECT pgmq.send('st_events', '{"n": "notified"}');
+SELECT last_notified_at > now() - interval '1 minute' AS notified
+  FROM pgmq.notify_insert_throttle WHERE queue_name = 'st_events';
 SELECT pgmq.disable_notify_insert('st_events');
-UNLISTEN *;
 
 -- Dead letters and retry: a group's dead-letter queue is a queue, with its
 -- own retry backoff and its own dead-letter queue.
