@@ -55,9 +55,9 @@ void StreamRetention(Datum stream_name, double *retention, double *max_retention
 int64 MakeStreamPartitionsAhead(const QueueRef &stream, Datum stream_name)
 {
 	const TimestampTz now = GetCurrentTimestamp();
-	Oid types[2] = {TEXTOID, TIMESTAMPTZOID};
-	Datum values[2] = {stream_name, TimestampTzGetDatum(now)};
-	RunCore([&] { ExecuteOnce(core::StreamPartitionStateSql(), 2, types, values); });
+	Oid types[3] = {TEXTOID, TIMESTAMPTZOID, OIDOID};
+	Datum values[3] = {stream_name, TimestampTzGetDatum(now), ObjectIdGetDatum(stream.queue_relid)};
+	RunCore([&] { ExecuteOnce(core::StreamPartitionStateSql(), 3, types, values); });
 	if (SPI_processed != 1)
 		return 0;
 	const int64 made = FirstRowInt8(1, 0);
