@@ -187,13 +187,18 @@ std::string SeekSql()
 
 std::string LockGroupSql()
 {
+	return std::string("SELECT FROM pgmq.consumer_groups AS g") + kGroupIs + " FOR NO KEY UPDATE";
+}
+
+std::string GroupStateSql()
+{
 	return std::string("SELECT g.ordered, g.max_deliveries, g.dead_letter_queue::text, jsonb_array_length(g.leases), "
 	                   "e.b, e.n, e.ids FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
 	                   "(l.value ->> 'b')::int8 AS b, (l.value ->> 'n')::int AS n, ARRAY(SELECT (i.v)::int8 FROM "
 	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids "
 	                   "FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
 	                   "<= $3 ORDER BY (l.value ->> 'b')::int8 LIMIT 1) AS e ON true") +
-	       kGroupIs + " FOR NO KEY UPDATE OF g";
+	       kGroupIs;
 }
 
 std::string WindowMessagesSql(std::string_view queue_table, bool cut)

@@ -80,13 +80,14 @@ bool KeptIfTrue(Fn &&fn)
 	return kept;
 }
 
-// Locks the group row (LockGroupSql); ERROR when there is no such group.
+// Locks the group row (LockGroupSql), then reads its state (GroupStateSql)
+// into the last result; ERROR when there is no such group.
 void LockGroup(const StreamRead &read, TimestampTz now)
 {
 	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
-	const uint64 rows = ExecuteStreamStatement(read.stream, StreamStatement::LockGroup, values);
-	if (rows == 0)
+	if (ExecuteStreamStatement(read.stream, StreamStatement::LockGroup, values) == 0)
 		NoSuchGroup(read.stream, read.group);
+	ExecuteStreamStatement(read.stream, StreamStatement::GroupState, values);
 	bool no_dead_letter = true;
 	const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
 	if (!no_dead_letter)

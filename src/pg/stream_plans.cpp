@@ -38,6 +38,7 @@ struct Shape {
 
 // In StreamStatement's order.
 const Shape kShapes[] = {
+	{false, 2, {TEXTOID, TEXTOID}},
 	{false, 3, {TEXTOID, TEXTOID, FLOAT8OID}},
 	{true, 3, {TEXTOID, TEXTOID, INT4OID}},
 	{true, 3, {TEXTOID, TEXTOID, INT4OID}},
@@ -54,6 +55,8 @@ std::string SqlOf(StreamStatement statement, const char *table)
 	switch (statement) {
 	case StreamStatement::LockGroup:
 		return core::LockGroupSql();
+	case StreamStatement::GroupState:
+		return core::GroupStateSql();
 	case StreamStatement::Window:
 		return core::WindowMessagesSql(table, false);
 	case StreamStatement::WindowCut:

@@ -99,11 +99,17 @@ std::string UnsubscribeSql();
 // no leases. Returns a row when the group exists.
 std::string SeekSql();
 
-// Locks the group row: ($1 stream, $2 group, $3 now as epoch seconds) ->
+// Locks the group row: ($1 stream, $2 group) -> a row when the group exists.
+// Apart from GroupStateSql: a statement that waited for the lock reads the
+// row the other transaction left only in its next statement (READ
+// COMMITTED), and a LATERAL over the row's leases would still see the old.
+std::string LockGroupSql();
+
+// After LockGroupSql: ($1 stream, $2 group, $3 now as epoch seconds) ->
 // ordered, max_deliveries, dead_letter_queue, the number of leases, and the
 // first expired lease: batch, deliveries, msg_ids (int8[]); NULL when none
 // has expired.
-std::string LockGroupSql();
+std::string GroupStateSql();
 
 // The next messages of the group's current window after its position, at
 // most $3, in (xid, msg_id) order: ($1 stream, $2 group, $3 qty) -> one row:

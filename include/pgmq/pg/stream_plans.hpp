@@ -17,6 +17,7 @@ namespace pgmq::pg {
 
 enum class StreamStatement : unsigned char {
 	LockGroup,      // core::LockGroupSql
+	GroupState,     // core::GroupStateSql
 	Window,         // core::WindowMessagesSql(table, false)
 	WindowCut,      // core::WindowMessagesSql(table, true)
 	RecordLease,    // core::RecordLeaseSql
