@@ -124,17 +124,31 @@ int64 ReclaimStreamPartitions(const QueueRef &stream, Datum stream_name)
 		RunCore([&] { ExecuteOnce(core::PartitionReclaimableSql(name), 5, types, values); });
 		if (!FirstRowBool(1))
 			continue;
-		// Dropping locks the stream table (ACCESS EXCLUSIVE): only without a
-		// wait. Truncating locks only the partition, which nobody writes.
+		// Never a wait: a lock request that waited would queue the stream's
+		// sends and reads behind it (and a sender holds its lock on every
+		// partition until it commits). Dropping locks the stream table too;
+		// truncating only the partition. Neither possible now: the next run.
 		ErrorData *busy = InSubtransaction([&] {
 			RunCore([&] {
-				ExecuteOnce("SET LOCAL lock_timeout = '50ms'");
-				ExecuteOnce("DROP TABLE " + core::QualifiedTable(name));
+				const std::string partition = core::QualifiedTable(name);
+				ExecuteOnce("LOCK TABLE ONLY " + core::QualifiedTable(stream.queue_table) + ", " + partition +
+				            " IN ACCESS EXCLUSIVE MODE NOWAIT");
+				ExecuteOnce("DROP TABLE " + partition);
 			});
 		});
 		if (busy != nullptr) {
 			FreeErrorData(busy);
-			RunCore([&] { ExecuteOnce("TRUNCATE " + core::QualifiedTable(name)); });
+			busy = InSubtransaction([&] {
+				RunCore([&] {
+					const std::string partition = core::QualifiedTable(name);
+					ExecuteOnce("LOCK TABLE " + partition + " IN ACCESS EXCLUSIVE MODE NOWAIT");
+					ExecuteOnce("TRUNCATE " + partition);
+				});
+			});
+		}
+		if (busy != nullptr) {
+			FreeErrorData(busy);
+			continue;
 		}
 		reclaimed++;
 	}
