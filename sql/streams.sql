@@ -104,6 +104,19 @@ SELECT count(*) FROM pgmq.read_stream_with_poll('orders', 'once', 30, 10, 0, 10)
 SELECT pg_current_xact_id_if_assigned() IS NULL AS no_xid;
 COMMIT;
 
+-- A lease that ran out counts as pending again, not in flight; purging a
+-- stream ends its groups' leases.
+SELECT pgmq.create_stream('lapsed');
+SELECT pgmq.subscribe('lapsed', 'g');
+SELECT count(*) FROM pgmq.send_batch('lapsed', ARRAY['{}', '{}', '{}']::jsonb[]);
+SELECT count(*) FROM pgmq.read_stream('lapsed', 'g', 0, 10);
+SELECT pending, in_flight, oldest_pending_at IS NOT NULL AS has_oldest FROM pgmq.stream_groups('lapsed');
+SELECT count(*) FROM pgmq.read_stream('lapsed', 'g', 600, 10);
+SELECT pending, in_flight FROM pgmq.stream_groups('lapsed');
+SELECT pgmq.purge_queue('lapsed');
+SELECT pending, in_flight FROM pgmq.stream_groups('lapsed');
+SELECT pgmq.drop_queue('lapsed');
+
 -- The queue functions that would change a message for every group refuse a stream.
 SELECT * FROM pgmq.read('orders', 30, 1);
 SELECT * FROM pgmq.pop('orders');

@@ -8,14 +8,17 @@
 #include "pgmq/core/partition.hpp"
 #include "pgmq/core/policy.hpp"
 #include "pgmq/core/queue_name.hpp"
+#include "pgmq/core/streams.hpp"
 
 #include <vector>
+
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/queue_relations.hpp"
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/table_trust.hpp"
 
 extern "C" {
@@ -171,6 +174,12 @@ PGMQ_FUNCTION(pgmq_purge_queue)
 		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 		ExecuteOnce(core::TruncateQueueSql(name));
 	});
+	// A stream's groups held leases on what is gone.
+	if (IsStreamTable(queue.queue_relid)) {
+		Oid types[1] = {TEXTOID};
+		Datum values[1] = {MetaQueueName(queue)};
+		InStreamScope([&] { RunCore([&] { ExecuteOnce(core::ClearLeasesSql(), 1, types, values); }); });
+	}
 	SpiFinish();
 	PG_RETURN_INT64(count);
 }
