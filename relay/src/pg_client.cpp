@@ -99,7 +99,9 @@ void PgConnection::LogNotice(void *self, const char *message)
 void PgConnection::Fail(const PGresult *result)
 {
 	const char *sqlstate = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
-	throw PgError(Trimmed(PQerrorMessage(conn_)), PQstatus(conn_) != CONNECTION_OK, sqlstate ? sqlstate : "");
+	const char *primary = result ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+	throw PgError(Trimmed(PQerrorMessage(conn_)), PQstatus(conn_) != CONNECTION_OK, sqlstate ? sqlstate : "",
+				  primary ? Trimmed(primary) : "");
 }
 
 PgResult PgConnection::Exec(const char *sql, const std::vector<std::string> &params)

@@ -21,10 +21,15 @@ namespace pgmq::relay {
 
 class PgError : public std::runtime_error {
   public:
-	PgError(const std::string &message, bool connection_lost = true, std::string sqlstate = "")
-		: std::runtime_error(message), connection_lost_(connection_lost), sqlstate_(std::move(sqlstate))
+	PgError(const std::string &message, bool connection_lost = true, std::string sqlstate = "",
+			std::string primary = "")
+		: std::runtime_error(message), connection_lost_(connection_lost), sqlstate_(std::move(sqlstate)),
+		  primary_(std::move(primary))
 	{
 	}
+	// The server's message alone, without "ERROR:" and its context; the
+	// whole message when the error did not come from the server.
+	std::string primary() const { return primary_.empty() ? what() : primary_; }
 	// False for a statement that failed on a connection that is still up
 	// (a dropped queue, a missing privilege): the log says which.
 	bool connection_lost() const { return connection_lost_; }
@@ -39,6 +44,7 @@ class PgError : public std::runtime_error {
   private:
 	bool connection_lost_;
 	std::string sqlstate_;
+	std::string primary_;
 };
 
 class PgResult {

@@ -100,8 +100,7 @@ void Worker::CheckGroup()
 		// No such stream (or a queue that is not one): no retry mends it.
 		if (e.connection_lost())
 			throw;
-		throw MissingQueue(Prefix() + "stream \"" + queue_.name + "\": " + e.what() +
-						   " (create it with pgmq.create_stream, or correct the name)");
+		throw MissingQueue(Prefix() + e.primary() + " (create the stream with pgmq.create_stream, or correct the name)");
 	}
 	if (exists)
 		return;
@@ -114,7 +113,7 @@ void Worker::CheckGroup()
 		if (e.connection_lost())
 			throw;
 		throw MissingQueue(Prefix() + "cannot subscribe group \"" + queue_.group + "\" to stream \"" + queue_.name +
-						   "\": " + e.what());
+						   "\": " + e.primary());
 	}
 	LogInfo(Prefix() + "subscribed group \"" + queue_.group + "\" to stream \"" + queue_.name + "\" with pgmq.subscribe" +
 			(queue_.since.empty() ? " (the messages that commit from now on)" : " (since " + queue_.since + ")"));
