@@ -25,7 +25,8 @@ std::string Describe(const BrokerAddress &address)
 Worker::Worker(const Config &config, const QueueConfig &queue, QueueCounters &counters, StopSignal &stop)
 	: config_(config), queue_(queue), dead_letter_queue_(DeadLetterQueueOf(config, queue)), counters_(counters),
 	  stop_(stop), pg_backoff_(config.backoff_initial_ms, config.backoff_max_ms),
-	  broker_backoff_(config.backoff_initial_ms, config.backoff_max_ms), random_(std::random_device{}())
+	  broker_backoff_(config.backoff_initial_ms, config.backoff_max_ms), read_size_(config.batch_size),
+	  random_(std::random_device{}())
 {
 }
 
@@ -233,11 +234,13 @@ void Worker::Run()
 			continue;
 		ReadBatch read;
 		try {
-			read = pg_->ReadWithPoll(queue_.name, queue_.group, config_.visibility_timeout_s, config_.batch_size,
-									 config_.poll_s, config_.poll_interval_ms, config_.batch_max_bytes);
+			read = pg_->ReadWithPoll(queue_.name, queue_.group, config_.visibility_timeout_s,
+									 queue_.is_stream() ? read_size_.next() : config_.batch_size, config_.poll_s,
+									 config_.poll_interval_ms, config_.batch_max_bytes);
 			// Read beyond the byte limit: visible again for the next batch
-			// (a stream's group: after the lease).
+			// (a stream's group: after the lease, and it reads fewer next).
 			Release(read.over_budget);
+			read_size_.After(read.messages.size(), read.over_budget.size());
 		} catch (const PgError &e) {
 			if (e.missing_queue())
 				Missing(e);

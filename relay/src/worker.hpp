@@ -20,6 +20,7 @@
 #include "amqp_client.hpp"
 #include "pg_client.hpp"
 #include "pgmq/relay/backoff.hpp"
+#include "pgmq/relay/batch_budget.hpp"
 #include "pgmq/relay/config.hpp"
 #include "pgmq/relay/confirms.hpp"
 #include "pgmq/relay/metrics.hpp"
@@ -96,6 +97,7 @@ class Worker {
 	Backoff pg_backoff_;
 	Backoff broker_backoff_;
 	ConfirmTracker tracker_;
+	ReadSize read_size_;  // a stream's group: what the next read asks for
 	std::mt19937 random_;
 	std::chrono::steady_clock::time_point metrics_at_{};
 };
