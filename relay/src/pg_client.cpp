@@ -38,8 +38,11 @@ constexpr const char *kGroupExists =
 	"SELECT EXISTS (SELECT FROM pgmq.stream_groups($1::text) AS g WHERE g.group_name = $2::text)";
 constexpr const char *kSubscribe = "SELECT pgmq.subscribe($1::text, $2::text)";
 constexpr const char *kSubscribeSince = "SELECT pgmq.subscribe($1::text, $2::text, $3::timestamptz)";
+// Not yet read (pending) and leased (in_flight): what the group has yet to
+// acknowledge, as a queue's length counts its invisible messages too.
 constexpr const char *kGroupMetrics =
-	"SELECT g.pending, coalesce(extract(epoch FROM clock_timestamp() - g.oldest_pending_at), 0)::bigint "
+	"SELECT coalesce(g.pending, 0) + coalesce(g.in_flight, 0), "
+	"coalesce(extract(epoch FROM clock_timestamp() - g.oldest_pending_at), 0)::bigint "
 	"FROM pgmq.stream_groups($1::text) AS g WHERE g.group_name = $2::text";
 constexpr const char *kCreate = "SELECT pgmq.create($1::text)";
 constexpr const char *kDelete = "SELECT count(*) FROM pgmq.delete($1::text, $2::bigint[])";

@@ -108,7 +108,8 @@ class PgConnection {
 	// A stream's consumer group: whether it is subscribed (pgmq.stream_groups;
 	// throws for a stream that does not exist), pgmq.subscribe (since "" =
 	// NULL), pgmq.ack of ids (returns how many were acknowledged), and the
-	// group's pending messages and the age of its oldest one.
+	// messages the group has yet to acknowledge (read or not) and the age of
+	// the oldest it has not read.
 	bool GroupExists(const std::string &stream, const std::string &group);
 	void Subscribe(const std::string &stream, const std::string &group, const std::string &since);
 	std::int64_t Acknowledge(const std::string &stream, const std::string &group, const std::vector<std::int64_t> &ids);

@@ -101,7 +101,7 @@ void Worker::CheckGroup()
 		// No such stream (or a queue that is not one): no retry mends it.
 		if (e.connection_lost())
 			throw;
-		throw MissingQueue(Prefix() + e.primary() + " (create the stream with pgmq.create_stream, or correct the name)");
+		throw MissingQueue(Prefix() + e.primary() + " (make a stream with pgmq.create_stream, or correct the name)");
 	}
 	if (exists)
 		return;
@@ -118,6 +118,20 @@ void Worker::CheckGroup()
 	}
 	LogInfo(Prefix() + "subscribed group \"" + queue_.group + "\" to stream \"" + queue_.name + "\" with pgmq.subscribe" +
 			(queue_.since.empty() ? " (the messages that commit from now on)" : " (since " + queue_.since + ")"));
+}
+
+bool Worker::Drained()
+{
+	if (!queue_.is_stream())
+		return true;
+	// A group's empty read does not mean an empty group: leased messages
+	// (read beyond batch_max_bytes, unconfirmed, or another reader's) come
+	// back when their lease runs out.
+	RefreshQueueMetrics(true);
+	if (pg_ && counters_.queue_length == 0)
+		return true;
+	stop_.SleepFor(config_.poll_interval_ms);  // poll_s 0 must not spin
+	return false;
 }
 
 void Worker::Release(const std::vector<std::int64_t> &ids)
@@ -250,7 +264,7 @@ void Worker::Run()
 		}
 		pg_backoff_.Reset();
 		if (read.messages.empty()) {
-			if (config_.drain) {
+			if (config_.drain && Drained()) {
 				LogInfo(Prefix() + "drained");
 				break;
 			}

@@ -69,6 +69,9 @@ class Worker {
 	// Makes ids visible again at once (a queue's set_vt 0); a stream's group
 	// cannot: they come back when their lease runs out.
 	void Release(const std::vector<std::int64_t> &ids);
+	// After an empty read under --drain: whether nothing is left to relay (a
+	// queue: yes; a group: nothing pending and nothing leased).
+	bool Drained();
 	void RelayBatch(const std::vector<QueueMessage> &messages);
 	// Publishes the messages at indexes in one go; returns the failure, if any.
 	std::optional<AmqpError> Publish(Batch &batch, const std::vector<std::size_t> &indexes);

@@ -166,7 +166,8 @@ def setup_broker(broker):
     ch.exchange_declare(EXCHANGE, "topic", durable=True)
     ch.queue_declare(BROKER_QUEUE, durable=True)
     ch.queue_bind(BROKER_QUEUE, EXCHANGE, "orders.#")
-    ch.queue_declare("replayed", durable=True)  # the default exchange routes by name
+    for name in ("replayed", "bytes"):  # the default exchange routes by name
+        ch.queue_declare(name, durable=True)
     conn.close()
 
 
@@ -196,7 +197,10 @@ def kill_between_confirm_and_ack(relay, db, watch, metrics_port, attempts=20):
         if backend is None or not watch.wait_in_flight():
             time.sleep(0.2)
             continue
-        os.kill(backend, signal.SIGSTOP)
+        try:
+            os.kill(backend, signal.SIGSTOP)
+        except ProcessLookupError:  # the session of a relay killed before
+            continue
         deadline = time.monotonic() + 2
         gap = 0
         while time.monotonic() < deadline and gap <= 0:
@@ -264,7 +268,32 @@ def config_cases(binary, base, stream, tmp, db):
     groups = [g for (g,) in db.sql("SELECT group_name FROM pgmq.stream_groups(%s)", (stream,))]
     check('"subscribe": true subscribes a missing group, and --drain exits 0', r.returncode == 0 and "replay" in groups
           and "subscribed group \"replay\"" in r.stderr, f"exit {r.returncode}, groups {groups}: {errors_of(r)}")
-    return r
+    # Reads over batch_max_bytes: what is read beyond the limit stays leased
+    # (a stream has no set_vt 0), comes back, and --drain waits for it.
+    config = with_source(group="bytes", subscribe=True, since="-infinity", exchange="", routing_key="bytes")
+    config["batch_max_bytes"] = 1024
+    t0 = time.monotonic()
+    b = run_relay(binary, config, tmp, "bytes", ["--drain"], timeout=120)
+    check.say(f"batch_max_bytes 1024: --drain took {time.monotonic() - t0:.1f} s")
+    return r, b
+
+
+def unsubscribed_while_running(binary, config, stream, group, tmp, db):
+    """The relay's group unsubscribed under it: exit 2, one line naming it."""
+    relay = Relay(binary, write_config(os.path.join(tmp, "unsub.json"), config), os.path.join(tmp, "unsub.log"))
+    relay.start()
+    try:
+        check.wait_for("the relay connected", lambda: relay_backend(db) is not None, 10)
+        db.sql("SELECT pgmq.unsubscribe(%s, %s)", (stream, group))
+        rc = relay.proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        rc = "still running after 20 s"
+    finally:
+        if relay.alive():
+            relay.signal(signal.SIGKILL)
+    errors = [line for line in relay.text().splitlines() if " ERROR " in line]
+    check("a group unsubscribed under the relay stops it: exit 2, one ERROR line naming it", rc == 2
+          and len(errors) == 1 and f'consumer group "{group}"' in errors[0], f"exit {rc}: {errors}")
 
 
 def main():
@@ -333,6 +362,10 @@ def main():
             kills += 1 if in_flight else 0
             check.say(f"round {round_no + 1}: SIGKILL with {in_flight} message(s) in flight")
             relay.start()
+            # The relay's database session ended under it: it reconnects.
+            time.sleep(0.5)
+            db.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pgmq-relay' "
+                   "AND datname = %s", (DB,))
         # A batch confirmed by the broker and not acknowledged when the relay dies.
         unacked = kill_between_confirm_and_ack(relay, db, watch, metrics_port)
         check("SIGKILL between the confirm and the ack", unacked > 0, f"{unacked} confirmed, not acknowledged")
@@ -378,11 +411,16 @@ def main():
         stray = stray_log_lines(relay.text())
         check("every log line is one event", not stray, stray[:3])
 
-        replay = config_cases(binary, config, stream, tmp, db)
+        replay, limited = config_cases(binary, config, stream, tmp, db)
         replayed = drain(broker, "replayed")
         check("the subscribed group relayed every message the stream holds",
               sorted(b["n"] for _, b, _, _ in replayed) == sorted(committed), f"{len(replayed)} for {len(committed)}"
               + ("" if replay.returncode == 0 else f": {replay.stderr[-300:]}"))
+        by_bytes = drain(broker, "bytes")
+        check("batch_max_bytes: every message once, and --drain exits 0 only then", limited.returncode == 0
+              and sorted(b["n"] for _, b, _, _ in by_bytes) == sorted(committed),
+              f"exit {limited.returncode}, {len(by_bytes)} for {len(committed)}: {errors_of(limited)}")
+        unsubscribed_while_running(binary, config, stream, group, tmp, db)
 
         upstream_db = DB + "_upstream"
         Database(upstream_db, install=lambda name: install_upstream(name, "1.13.1"))
