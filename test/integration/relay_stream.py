@@ -62,6 +62,7 @@ from upstream_install import install as install_upstream, short_name  # noqa: E4
 
 DB = "pgmq_it_relay_stream"
 MARKER = "<!-- run by test/integration/relay_stream.py -->"
+ROLE = "pgmq_it_relay_stream_reader"  # a role that may read the stream, not own it
 OTHER_GROUPS = ("billing", "search")  # billing is the page's; search is the test's
 EXCHANGE, BROKER_QUEUE = "events", "orders"  # the page's broker setup
 VT = 3
@@ -255,6 +256,12 @@ def config_cases(binary, base, stream, tmp, db):
         check(f"{what}: exit 2, one ERROR line naming it", r.returncode == 2 and len(errors) == 1
               and all(w in errors[0] for w in words), f"exit {r.returncode}: {errors or r.stderr[-300:]}")
 
+    r = run_relay(binary, with_source(group="later", subscribe=True, since="not a time"), tmp, "case", ["--drain"])
+    errors = errors_of(r)
+    check("a since the database does not take: exit 2, one ERROR line", r.returncode == 2 and len(errors) == 1
+          and 'cannot subscribe group "later"' in errors[0] and "not a time" in errors[0],
+          f"exit {r.returncode}: {errors or r.stderr[-300:]}")
+
     for what, changes, words in (
             ("after_confirm with a group", {"after_confirm": "archive"}, ["queues[0].after_confirm", "pgmq.ack"]),
             ("since without subscribe", {"since": "-infinity"}, ["queues[0].since", "subscribe"])):
@@ -276,6 +283,34 @@ def config_cases(binary, base, stream, tmp, db):
     b = run_relay(binary, config, tmp, "bytes", ["--drain"], timeout=120)
     check.say(f"batch_max_bytes 1024: --drain took {time.monotonic() - t0:.1f} s")
     return r, b
+
+
+def as_reader(binary, config, stream, tmp, db, broker, committed):
+    """The relay as a role that may read the stream and send to the
+    dead-letter queue (grant_queue_access), as the page says, and no more."""
+    source = config["queues"][0]
+    dead = source["dead_letter_queue"]
+    db.sql(f"DROP ROLE IF EXISTS {ROLE}")
+    db.sql(f"CREATE ROLE {ROLE} LOGIN")
+    for queue in (stream, dead):
+        db.sql("SELECT pgmq.grant_queue_access(%s, %s, false)", (queue, ROLE))
+    db.sql("SELECT pgmq.subscribe(%s, 'reader', '-infinity')", (stream,))
+    reader = dict(config, postgres=f"dbname={db.name} user={ROLE}", metrics_listen="",
+                  queues=[dict(source, group="reader", exchange="", routing_key="replayed")])
+    t0 = time.monotonic()
+    r = run_relay(binary, reader, tmp, "reader", ["--drain"], timeout=60)
+    check.say(f"as {ROLE}: --drain took {time.monotonic() - t0:.1f} s")
+    dead_letters = db.sql(f"SELECT count(*) FROM pgmq.q_{dead} WHERE headers->>'x-pgmq-relay-group' = 'reader'")[0][0]
+    relayed = sorted(b["n"] for _, b, _, _ in drain(broker, "replayed"))
+    state = db.sql("SELECT pending, in_flight FROM pgmq.stream_groups(%s) WHERE group_name = 'reader'", (stream,))
+    check("a role granted read access relays the group and sets refused messages aside", r.returncode == 0
+          and relayed == sorted(committed) and dead_letters == 1 and state == [(0, 0)],
+          f"exit {r.returncode}, {len(relayed)} relayed of {len(committed)}, {dead_letters} dead letters, {state}: {errors_of(r)}")
+    reader["queues"] = [dict(reader["queues"][0], group="reader2", subscribe=True)]
+    r = run_relay(binary, reader, tmp, "reader2", ["--drain"])
+    errors = errors_of(r)
+    check("subscribe as a role that does not own the stream: exit 2, one ERROR line saying why", r.returncode == 2
+          and len(errors) == 1 and "permission denied to subscribe" in errors[0], f"exit {r.returncode}: {errors}")
 
 
 def unsubscribed_while_running(binary, config, stream, group, tmp, db):
@@ -420,6 +455,7 @@ def main():
         check("batch_max_bytes: every message once, and --drain exits 0 only then", limited.returncode == 0
               and sorted(b["n"] for _, b, _, _ in by_bytes) == sorted(committed),
               f"exit {limited.returncode}, {len(by_bytes)} for {len(committed)}: {errors_of(limited)}")
+        as_reader(binary, config, stream, tmp, db, broker, committed)
         unsubscribed_while_running(binary, config, stream, group, tmp, db)
 
         upstream_db = DB + "_upstream"
@@ -448,8 +484,10 @@ def main():
         broker.close()
         try:
             Database.drop(DB)
+            with psycopg.connect(dbname="postgres", autocommit=True) as conn:
+                conn.execute(f"DROP ROLE IF EXISTS {ROLE}")
         except Exception as e:
-            check.say(f"could not drop {DB}: {e}")
+            check.say(f"could not drop {DB} or {ROLE}: {e}")
         if check.failures:
             check.say(f"kept {tmp} for inspection")
         else:
