@@ -145,7 +145,8 @@ void Worker::Settle(Batch &batch, const std::optional<AmqpError> &failure)
 									 : pg_->Remove(queue_.name, confirmed, queue_.after_confirm == AfterConfirm::Archive);
 		} catch (const PgError &e) {
 			DropPostgres(e.what() + std::string(" (") + Count(confirmed.size(), "confirmed message(s)") +
-							 " stay in the queue and will be published again with the same message-id)",
+							 (queue_.is_stream() ? " stay with the group" : " stay in the queue") +
+							 " and will be published again with the same message-id)",
 						 e.connection_lost());
 		}
 	}

@@ -167,7 +167,7 @@ def setup_broker(broker):
     ch.exchange_declare(EXCHANGE, "topic", durable=True)
     ch.queue_declare(BROKER_QUEUE, durable=True)
     ch.queue_bind(BROKER_QUEUE, EXCHANGE, "orders.#")
-    for name in ("replayed", "bytes"):  # the default exchange routes by name
+    for name in ("replayed", "bytes", "ordered"):  # the default exchange routes by name
         ch.queue_declare(name, durable=True)
     conn.close()
 
@@ -282,7 +282,12 @@ def config_cases(binary, base, stream, tmp, db):
     t0 = time.monotonic()
     b = run_relay(binary, config, tmp, "bytes", ["--drain"], timeout=120)
     check.say(f"batch_max_bytes 1024: --drain took {time.monotonic() - t0:.1f} s")
-    return r, b
+
+    # An ordered group, subscribed by its owner: the broker gets the stream in order.
+    db.sql("SELECT pgmq.subscribe(%s, 'ordered', '-infinity', ordered => true)", (stream,))
+    o = run_relay(binary, with_source(group="ordered", exchange="", routing_key="ordered"), tmp, "ordered", ["--drain"],
+                  timeout=60)
+    return r, b, o
 
 
 def as_reader(binary, config, stream, tmp, db, broker, committed):
@@ -446,7 +451,7 @@ def main():
         stray = stray_log_lines(relay.text())
         check("every log line is one event", not stray, stray[:3])
 
-        replay, limited = config_cases(binary, config, stream, tmp, db)
+        replay, limited, ordered = config_cases(binary, config, stream, tmp, db)
         replayed = drain(broker, "replayed")
         check("the subscribed group relayed every message the stream holds",
               sorted(b["n"] for _, b, _, _ in replayed) == sorted(committed), f"{len(replayed)} for {len(committed)}"
@@ -455,6 +460,9 @@ def main():
         check("batch_max_bytes: every message once, and --drain exits 0 only then", limited.returncode == 0
               and sorted(b["n"] for _, b, _, _ in by_bytes) == sorted(committed),
               f"exit {limited.returncode}, {len(by_bytes)} for {len(committed)}: {errors_of(limited)}")
+        in_order = [b["n"] for _, b, _, _ in drain(broker, "ordered")]
+        check("an ordered group: every message once, in the stream's order", ordered.returncode == 0
+              and in_order == sorted(committed), f"exit {ordered.returncode}, {len(in_order)} for {len(committed)}")
         as_reader(binary, config, stream, tmp, db, broker, committed)
         unsubscribed_while_running(binary, config, stream, group, tmp, db)
 
