@@ -56,7 +56,7 @@ void Worker::CheckDatabase()
 	std::vector<std::string> missing = features.Missing(needed);
 	for (auto &name : missing)
 		name = "pgmq." + name;
-	if (!missing.empty() && queue_.is_stream() && features.present && !features.pgmq_cpp)
+	if (queue_.is_stream() && !features.streams && features.present && !features.pgmq_cpp)
 		throw MissingQueue(Prefix() + "streams are not available with " + pg::ShortName(features) +
 						   " (they need pgmq-cpp): relay the stream from a database with pgmq-cpp, or relay a queue");
 	if (!missing.empty())
