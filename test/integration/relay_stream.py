@@ -311,6 +311,25 @@ def as_reader(binary, config, stream, tmp, db, broker, committed):
     check("a role granted read access relays the group and sets refused messages aside", r.returncode == 0
           and relayed == sorted(committed) and dead_letters == 1 and state == [(0, 0)],
           f"exit {r.returncode}, {len(relayed)} relayed of {len(committed)}, {dead_letters} dead letters, {state}: {errors_of(r)}")
+    # A group with a dead-letter queue of its own: reading it takes sending
+    # there too. Refused until granted (logged, retried), then relayed.
+    db.sql("SELECT pgmq.create('guard_dead')")
+    db.sql("SELECT pgmq.subscribe(%s, 'guarded', '-infinity', dead_letter_queue => 'guard_dead')", (stream,))
+    guarded = dict(reader, queues=[dict(reader["queues"][0], group="guarded")])
+    relay = Relay(binary, write_config(os.path.join(tmp, "guarded.json"), guarded), os.path.join(tmp, "guarded.log"))
+    relay.start()
+    try:
+        refused = check.wait_for("reading a group whose dead-letter queue the role may not send to is refused",
+                                 lambda: "permission denied to read stream" in relay.text(), 10)
+        db.sql("SELECT pgmq.grant_queue_access('guard_dead', %s, false)", (ROLE,))
+        caught_up = check.wait_for("once granted, the group is relayed", lambda: db.sql(
+            "SELECT pending, in_flight FROM pgmq.stream_groups(%s) WHERE group_name = 'guarded'", (stream,))
+            == [(0, 0)], 30)
+    finally:
+        rc = relay.signal(signal.SIGTERM)
+    relayed = len(drain(broker, "replayed"))
+    check("a group's own dead-letter queue: refused, logged and retried until granted, then relayed",
+          refused and caught_up and rc == 0 and relayed == len(committed), f"exit {rc}, {relayed} relayed")
     reader["queues"] = [dict(reader["queues"][0], group="reader2", subscribe=True)]
     r = run_relay(binary, reader, tmp, "reader2", ["--drain"])
     errors = errors_of(r)
