@@ -148,12 +148,23 @@ std::string LeaseOfSql();
 // dead-letter queue of each.
 std::string SetAsideSql(std::string_view queue_table, std::string_view dead_letter_table);
 
-// The groups: ($1 stream or NULL) -> stream, group, in_flight, last_read_at,
-// last_ack_at, ordered, dead_letter_queue, max_deliveries, subscribed_at.
+// The groups: ($1 stream or NULL, $2 now as epoch seconds) -> stream, group,
+// in_flight (in leases not run out), last_read_at, last_ack_at, ordered,
+// dead_letter_queue, max_deliveries, subscribed_at.
 std::string GroupsSql();
-// ($1 stream, $2 group, $3 stream table oid) -> pending, oldest pending
-// enqueued_at, and the bytes of the partitions the group has not passed.
+// ($1 stream, $2 group, $3 stream table oid, $4 now as epoch seconds) ->
+// pending (not given yet, or in a lease that ran out), the oldest pending
+// one's enqueued_at, and the bytes of the partitions the group has not
+// passed.
 std::string GroupBacklogSql(std::string_view queue_table);
+
+// ($1 stream): purge_queue of a stream ends its groups' leases.
+std::string ClearLeasesSql();
+
+// The newest message's enqueued_at in range [$1, $2) (xid8 as text), through
+// the stream table (whose privileges are the ones granted): the key's last
+// entry in the one partition the range prunes to.
+std::string NewestInRangeSql(std::string_view queue_table);
 
 }  // namespace pgmq::core
 
