@@ -26,4 +26,14 @@ std::vector<std::string> FiringAlerts(const AlertFigures &f)
 	return alerts;
 }
 
+std::vector<std::string> FiringGroupAlerts(const StreamGroupFigures &f)
+{
+	std::vector<std::string> alerts;
+	if (f.pending > 0 && f.idle_seconds && *f.idle_seconds > kGroupIdleAlertSeconds)
+		alerts.push_back("stopped_reading");
+	if (f.held_bytes && *f.held_bytes > kGroupHeldBytesAlert)
+		alerts.push_back("holds_storage");
+	return alerts;
+}
+
 }  // namespace pgmq::console

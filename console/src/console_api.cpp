@@ -7,6 +7,8 @@
 #include "pgmq/console/alerts.hpp"
 #include "pgmq/console/api_error.hpp"
 #include "pgmq/console/queries.hpp"
+#include "pgmq/console/stream_queries.hpp"
+#include "stream_api.hpp"
 
 namespace pgmq::console {
 namespace {
@@ -227,6 +229,7 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 				{"unlogged", BoolOr(catalog, "unlogged", false)},
 				{"paused", paused},
 				{"dead_letter_for", dead_letter_for},
+				{"stream", catalog.value("stream", json())},
 				{"visible", figures.visible},
 				{"leased", leased},
 				{"delayed", delayed},
@@ -244,7 +247,7 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 }
 
 json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden,
-						json &refused)
+						json &refused, json *streams)
 {
 	std::vector<json> catalog;
 	std::vector<std::string> relnames;
@@ -278,11 +281,16 @@ json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std:
 	for (const Row &row : depth)
 		by_index.at(static_cast<std::size_t>(ToLong(row.at(0)))) = &row;
 	json queues = json::array();
+	if (streams)
+		*streams = catalog_.shape().streams ? json::array() : json(nullptr);
 	for (std::size_t i = 0; i < catalog.size(); ++i)
-		if (BoolOr(catalog[i], "readable", false))
+		if (BoolOr(catalog[i], "readable", false)) {
 			queues.push_back(QueueObject(
 				catalog[i], depth_index[i] >= 0 ? by_index[static_cast<std::size_t>(depth_index[i])] : nullptr,
 				rate_points));
+			if (streams && IsStream(catalog[i]))
+				streams->push_back(StreamSummary(catalog[i]));
+		}
 	return queues;
 }
 
@@ -291,12 +299,14 @@ json ConsoleApi::Overview()
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		return InTransaction(session, [&] {
 			int hidden = 0;
-			json refused;
-			json queues = Queues(session, std::nullopt, kOverviewRatePoints, hidden, refused);
+			json refused, streams;
+			json queues = Queues(session, std::nullopt, kOverviewRatePoints, hidden, refused, &streams);
+			// streams: null where the database's pgmq has none.
 			return json{{"generated_at", UtcNow()},
 						{"hidden_queues", hidden},
 						{"refused_queues", std::move(refused)},
-						{"queues", std::move(queues)}};
+						{"queues", std::move(queues)},
+						{"streams", std::move(streams)}};
 		});
 	});
 }
@@ -332,7 +342,15 @@ json ConsoleApi::Queue(const std::string &name)
 		if (policies.is_object())
 			policies.erase("queue_name");
 		json partitions = entry.at("partitions").is_array() ? entry.at("partitions") : json::array();
-		return json{{"queue", queues[0]}, {"policies", policies}, {"partitions", partitions}};
+		// A stream's groups, and its partitions as pgmq.stream_partitions
+		// has them: its table passed the rule in this transaction (Catalog).
+		json stream = nullptr;
+		if (IsStream(entry)) {
+			auto rows = session.Exec(kStreamPartitionsSql, {name});
+			stream = json{{"groups", StreamGroups(entry)},
+						  {"partitions", json::parse(rows.at(0).at(0).value_or("[]"))}};
+		}
+		return json{{"queue", queues[0]}, {"policies", policies}, {"partitions", partitions}, {"stream", stream}};
 	}); });
 }
 
@@ -413,6 +431,8 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 		RequireFeature(features.redrive, action == "redrive" ? "redrive" : "redrive_all", features);
 	if (action == "pause" || action == "resume")
 		RequireFeature(features.pause, action, features);
+	if (action == "seek")
+		RequireFeature(catalog_.shape().streams, "seek (streams)", features);
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		if (action == "purge") {
 			// TRUNCATE fires the table's triggers as the console's role: asked
@@ -465,7 +485,22 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 			session.Exec("SELECT pgmq." + action + "($1)", {name});
 			return json{{"done", (action == "pause" ? "paused " : "resumed ") + name}, {"count", 0}};
 		}
-		throw ApiError(404, "no action \"" + action + "\" (purge, redrive, redrive_all, pause, resume)");
+		if (action == "seek") {
+			std::string group, since;
+			CheckSeekRequest(request, group, since);
+			// As purge: only a stream whose table passes the rule, checked
+			// under the catalog's lock; pgmq.seek then decides what the role
+			// may do.
+			return InTransaction(session, [&] {
+				json entry = CatalogEntry(session, name);
+				RefuseForeignCode(entry, name, "refused", "stream", catalog_.role());
+				if (!IsStream(entry))
+					throw ApiError(409, "\"" + name + "\" is not a stream");
+				session.Exec(kStreamSeekSql, {name, group, since});
+				return json{{"done", "group " + group + " of " + name + " reads again from " + since}, {"count", 0}};
+			});
+		}
+		throw ApiError(404, "no action \"" + action + "\" (purge, redrive, redrive_all, pause, resume, seek)");
 	});
 }
 

@@ -60,3 +60,23 @@ TEST(ConsoleAlerts, RunwayByMsgIdOnlyBelowWhatMaintenancePremakes)
 	time.runway_seconds = 100;
 	EXPECT_EQ(FiringAlerts(time), std::vector<std::string>{"runway"});
 }
+
+TEST(ConsoleAlerts, StreamGroupAlertsAsDocsMonitoringDefinesThem)
+{
+	StreamGroupFigures g;
+	g.pending = 5;
+	g.idle_seconds = 60;
+	g.held_bytes = 1024;
+	EXPECT_TRUE(FiringGroupAlerts(g).empty());
+	g.idle_seconds = 301;  // messages wait and no read for over 5 minutes
+	EXPECT_EQ(FiringGroupAlerts(g), std::vector<std::string>{"stopped_reading"});
+	g.pending = 0;  // caught up: idle is fine
+	EXPECT_TRUE(FiringGroupAlerts(g).empty());
+	g.idle_seconds.reset();
+	g.pending = 3;
+	EXPECT_TRUE(FiringGroupAlerts(g).empty());
+	g.held_bytes = kGroupHeldBytesAlert + 1;
+	EXPECT_EQ(FiringGroupAlerts(g), std::vector<std::string>{"holds_storage"});
+	g.idle_seconds = 3600;
+	EXPECT_EQ(FiringGroupAlerts(g), (std::vector<std::string>{"stopped_reading", "holds_storage"}));
+}

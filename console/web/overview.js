@@ -5,6 +5,7 @@ import { fmtDuration, fmtInt, fmtRate, fmtTime, lastOf } from './format.js';
 import { ALERTS, badges } from './labels.js';
 import { REFRESH_MS, hasFeature, missingFeatures, notAvailableText, setConn, state } from './shell.js';
 import { sparkline, sparkTitle } from './sparkline.js';
+import { renderStreams, streamsSection } from './streams.js';
 
 // key: data-col and sort key; num: numeric column (first click sorts descending)
 const COLUMNS = [
@@ -93,6 +94,7 @@ function renderShell(view) {
     el('p', { class: 'legend muted' },
       'Rows with an alert are highlighted and name it (alert queries of docs/monitoring.md). ',
       'Click a column header to sort; click again to reverse. Refreshed every 5 s.'),
+    streamsSection(),
   ]);
 }
 
@@ -203,6 +205,7 @@ function renderRows(data) {
     hidden.hidden = true;
   }
   renderRefused(data.refused_queues || []);
+  renderStreams(data.streams);
 }
 
 // Queues whose tables would run their owner's code as the console's role:

@@ -7,6 +7,7 @@ import { ALERTS, badges, isDeadLetterQueue } from './labels.js';
 import { browsePanel, loadMessages, renderTabs } from './message_browser.js';
 import { REFRESH_MS, actionsOn, hasFeature, notAvailableText, runAction, setConn, showStatus, state } from './shell.js';
 import { sparkline, sparkTitle } from './sparkline.js';
+import { renderStream, streamPanels } from './streams.js';
 
 const POLICY_ROWS = [
   ['dead_letter_queue', 'Dead-letter queue', (v) => v],
@@ -50,6 +51,7 @@ export function showQueue(view, gen, name) {
         el('p', { id: 'policies-unset', class: 'muted small', hidden: true })),
       el('section', { id: 'partitions-panel', class: 'panel', hidden: true }, el('h2', null, 'Partitions'),
         el('div', { class: 'table-wrap' }, el('table', { id: 'partitions', class: 'grid' })))),
+    streamPanels(),
     browsePanel(page, gen),
   ]);
 
@@ -149,6 +151,7 @@ function renderQueueInfo(page, gen) {
 
   renderPolicies(q, page.info.policies);
   renderPartitions(q, page.info.partitions || []);
+  renderStream(q.name, page.info, () => refreshQueueSoon(page, gen));
   renderActions(page, gen);
 }
 

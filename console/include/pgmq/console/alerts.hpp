@@ -37,4 +37,22 @@ constexpr double kRunwayAlertSeconds = 10 * 60;
 // "default_partition", "runway".
 std::vector<std::string> FiringAlerts(const AlertFigures &figures);
 
+// A stream's consumer group (pgmq.stream_groups), as its two alert queries
+// of docs/monitoring.md see it.
+struct StreamGroupFigures {
+	long long pending = 0;
+	// Seconds since the group last read, or since it subscribed when it never
+	// read (coalesce(last_read_at, subscribed_at)); nullopt: neither known.
+	std::optional<double> idle_seconds;
+	std::optional<long long> held_bytes;
+};
+
+// "A consumer group stopped reading": messages wait for it and it has not
+// read for 5 minutes. "A group holds too much storage": more than 10 GiB.
+constexpr double kGroupIdleAlertSeconds = 5 * 60;
+constexpr long long kGroupHeldBytesAlert = 10LL * 1024 * 1024 * 1024;
+
+// "stopped_reading", "holds_storage".
+std::vector<std::string> FiringGroupAlerts(const StreamGroupFigures &figures);
+
 }  // namespace pgmq::console
