@@ -7,7 +7,7 @@ std::vector<std::string> FiringAlerts(const AlertFigures &f)
 {
 	std::vector<std::string> alerts;
 	if (f.visible > 0 && f.oldest_msg_age_sec && *f.oldest_msg_age_sec > kOldestVisibleAlertSeconds && !f.paused &&
-	    !f.dead_letter_queue)
+	    !f.dead_letter_queue && !f.stream)
 		alerts.push_back("oldest_visible");
 	if (f.dead_lettered && *f.dead_lettered > 0)
 		alerts.push_back("dead_letters");

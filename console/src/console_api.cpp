@@ -224,17 +224,22 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 			figures.partition_interval = Integer(partition.value("partition_interval", json()));
 		}
 	bool has_policy = policies.is_object() && policies.value("dead_letter_queue", json()).is_string();
+	// A stream's messages are neither visible, leased nor delayed: each
+	// group has its own cursor (its figures are in "streams"). Total: the
+	// messages the stream holds.
+	figures.stream = IsStream(catalog);
+	auto unless_stream = [&](const json &value) { return figures.stream ? json(nullptr) : value; };
 	return json{{"name", name},
 				{"partitioned", BoolOr(catalog, "partitioned", false)},
 				{"unlogged", BoolOr(catalog, "unlogged", false)},
 				{"paused", paused},
 				{"dead_letter_for", dead_letter_for},
 				{"stream", catalog.value("stream", json())},
-				{"visible", figures.visible},
-				{"leased", leased},
-				{"delayed", delayed},
+				{"visible", unless_stream(figures.visible)},
+				{"leased", unless_stream(leased)},
+				{"delayed", unless_stream(delayed)},
 				{"total", figures.visible + leased + delayed},
-				{"oldest_visible_age_sec", OrNull(oldest_visible)},
+				{"oldest_visible_age_sec", unless_stream(OrNull(oldest_visible))},
 				{"dead_letter_queue", has_policy ? policies.at("dead_letter_queue") : json(nullptr)},
 				{"max_deliveries", has_policy ? policies.value("max_deliveries", json()) : json(nullptr)},
 				{"dead_lettered", has_policy ? OrNull(figures.dead_lettered) : json(nullptr)},
@@ -431,8 +436,8 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 		RequireFeature(features.redrive, action == "redrive" ? "redrive" : "redrive_all", features);
 	if (action == "pause" || action == "resume")
 		RequireFeature(features.pause, action, features);
-	if (action == "seek")
-		RequireFeature(catalog_.shape().streams, "seek (streams)", features);
+	if (action == "seek" && !catalog_.shape().streams)
+		throw ApiError(409, "seek needs streams, which " + pg::ShortName(features) + " does not have: not available");
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		if (action == "purge") {
 			// TRUNCATE fires the table's triggers as the console's role: asked

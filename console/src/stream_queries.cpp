@@ -3,27 +3,32 @@
 
 namespace pgmq::console {
 
-// OFFSET 0 keeps the lateral apart from the join, so its WHERE on the outer
-// row is a one-time filter: stream_groups is not called for a table the
-// rule refused. to_jsonb(g) keeps every column stream_groups returns.
+// Which queues are streams: pgmq.streams, which every role may read (its
+// row is the stream's, for this table). stream_groups, which reads the
+// stream's table, is asked only where the table passed the rule: OFFSET 0
+// keeps the lateral apart from the join, so its WHERE on the outer row is a
+// one-time filter. to_jsonb(g) keeps every column stream_groups returns.
 std::string StreamCatalogJoin()
 {
 	return R"SQL(
   LEFT JOIN LATERAL (
-    SELECT EXISTS (SELECT FROM pgmq.stream_groups(q.queue_name)) AS is_stream,
-           (SELECT json_agg(to_jsonb(g) || jsonb_build_object(
+    SELECT EXISTS (SELECT FROM pgmq.streams AS st
+                    WHERE st.stream_name = q.queue_name AND st.stream_relid::oid = q.relid) AS is_stream
+  ) AS st ON true
+  LEFT JOIN LATERAL (
+    SELECT (SELECT json_agg(to_jsonb(g) || jsonb_build_object(
                       'oldest_pending_age_sec', extract(epoch FROM now() - g.oldest_pending_at)::float8,
                       'last_read_age_sec', extract(epoch FROM now() - g.last_read_at)::float8,
                       'last_ack_age_sec', extract(epoch FROM now() - g.last_ack_at)::float8,
                       'idle_sec', extract(epoch FROM now() - coalesce(g.last_read_at, g.subscribed_at))::float8)
                     ORDER BY g.group_name)
               FROM pgmq.stream_groups(q.queue_name) AS g) AS groups
-     WHERE q.readable AND q.is_partitioned OFFSET 0
+     WHERE q.readable AND st.is_stream OFFSET 0
   ) AS sg ON true)SQL";
 }
 
 const char kStreamCatalogFields[] =
-	"'stream', CASE WHEN q.readable THEN coalesce(sg.is_stream, false) END, 'stream_groups', sg.groups";
+	"'stream', CASE WHEN q.readable THEN st.is_stream END, 'stream_groups', CASE WHEN st.is_stream THEN coalesce(sg.groups, '[]') END";
 
 const char kStreamPartitionsSql[] =
 	"SELECT coalesce(json_agg(p), '[]')::text FROM pgmq.stream_partitions($1) AS p";

@@ -26,6 +26,10 @@ TEST(ConsoleAlerts, EachAlertAsDocsMonitoringDefinesIt)
 	f.paused = false;
 	f.dead_letter_queue = true;  // waits for an operator: the dead-letter alert's
 	EXPECT_TRUE(FiringAlerts(f).empty());
+	f.dead_letter_queue = false;
+	f.stream = true;  // kept for its groups, whose alerts are their own
+	EXPECT_TRUE(FiringAlerts(f).empty());
+	f.stream = false;
 
 	AlertFigures d;
 	d.dead_lettered = 1;

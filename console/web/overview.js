@@ -104,8 +104,10 @@ function notAvailableNotice() {
   const missing = missingFeatures();
   if (!missing.length) return null;
   const text = notAvailableText();
+  // pgmq-cpp before streams lacks only what came later.
+  const cpp = Boolean(state.session && state.session.pgmq && state.session.pgmq.pgmq_cpp);
   return el('p', { id: 'not-available', class: 'notice muted' },
-    `${text[0].toUpperCase()}${text.slice(1)} (they need pgmq-cpp): ${missing.join(', ')}.`);
+    `${text[0].toUpperCase()}${text.slice(1)} (they need ${cpp ? 'a newer ' : ''}pgmq-cpp): ${missing.join(', ')}.`);
 }
 
 function numCell(key, value, text, extraClass) {

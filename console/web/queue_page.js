@@ -123,12 +123,15 @@ function renderQueueInfo(page, gen) {
 
   const dl = document.getElementById('summary');
   clear(dl);
+  // A stream's messages are not visible, leased or delayed: each consumer
+  // group has its own figures (streams.js).
+  const queueOnly = (item) => (q.stream ? null : item);
   append(dl, [
-    summaryItem('visible', 'Visible', q.visible),
-    summaryItem('leased', 'Leased', q.leased),
-    summaryItem('delayed', 'Delayed', q.delayed),
-    summaryItem('total', 'Total', q.total),
-    summaryItem('oldest', 'Oldest visible', q.oldest_visible_age_sec, fmtDuration(q.oldest_visible_age_sec), has('oldest_visible')),
+    queueOnly(summaryItem('visible', 'Visible', q.visible)),
+    queueOnly(summaryItem('leased', 'Leased', q.leased)),
+    queueOnly(summaryItem('delayed', 'Delayed', q.delayed)),
+    summaryItem('total', q.stream ? 'Messages held' : 'Total', q.total),
+    queueOnly(summaryItem('oldest', 'Oldest visible', q.oldest_visible_age_sec, fmtDuration(q.oldest_visible_age_sec), has('oldest_visible'))),
     summaryItem('send_rate', 'Sends/s', lastOf(q.send_rate), fmtRate(lastOf(q.send_rate))),
     summaryItem('read_rate', 'Reads/s', lastOf(q.read_rate), fmtRate(lastOf(q.read_rate))),
     q.dead_letter_queue !== null && q.dead_letter_queue !== undefined
@@ -237,8 +240,11 @@ function renderActions(page, gen) {
     box.hidden = true;
     return;
   }
-  box.hidden = false;
   const q = page.info.queue;
+  // A stream: seek, under its groups (streams.js); pause does not stop its
+  // groups' reads, and a purge would take every group's messages.
+  box.hidden = Boolean(q.stream);
+  if (q.stream) return;
   const name = q.name;
   const after = () => refreshQueueSoon(page, gen);
 

@@ -10,10 +10,10 @@ import { actionsOn, hasFeature, runAction, showStatus } from './shell.js';
 
 // [key, header, cell(group, alerts)]: data-col, data-value and the text.
 const GROUP_COLUMNS = [
-  ['pending', 'Pending', (g) => [g.pending, fmtInt(g.pending)], 'Messages the group has not acknowledged yet: its lag'],
-  ['in_flight', 'In flight', (g) => [g.in_flight, fmtInt(g.in_flight)], 'Read by a consumer of the group, lease running'],
+  ['pending', 'Pending', (g) => [g.pending, fmtInt(g.pending)], 'Messages the group has not read yet: its lag'],
+  ['in_flight', 'In flight', (g) => [g.in_flight, fmtInt(g.in_flight)], 'Read by a consumer of the group, not acknowledged yet'],
   ['oldest_pending', 'Oldest pending', (g) => [g.oldest_pending_age_sec, fmtDuration(g.oldest_pending_age_sec)],
-    'How long the oldest message the group has not acknowledged has waited'],
+    'How long the oldest message the group has not read has waited'],
   ['last_read', 'Last read', (g) => [g.last_read_age_sec, ago(g.last_read_age_sec)], 'When a consumer of the group last read'],
   ['last_ack', 'Last ack', (g) => [g.last_ack_age_sec, ago(g.last_ack_age_sec)], 'When the group last acknowledged a message'],
   ['held_bytes', 'Held', (g) => [g.held_bytes, fmtBytes(g.held_bytes)],

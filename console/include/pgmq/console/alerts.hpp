@@ -19,6 +19,9 @@ struct AlertFigures {
 	// wait for an operator: both are left out of "messages wait too long".
 	bool paused = false;
 	bool dead_letter_queue = false;
+	// A stream keeps its messages for its consumer groups, which have
+	// alerts of their own (FiringGroupAlerts): left out too.
+	bool stream = false;
 	std::optional<long long> dead_lettered;
 	std::optional<long long> default_partition_rows;
 	// Partitioned queues (pgmq.partition_status of the queue table).
