@@ -746,6 +746,9 @@ try {
     dialogs.length === 1 && dialogs[0].message.includes('"live"') && dialogs[0].message.includes('"clicks"'), JSON.stringify(dialogs));
   same('seek: SQL sees live read the 4 messages again',
     Number(sql("SELECT count(*) FROM pgmq.read_stream('clicks', 'live', 60, 10)")), 4);
+  // Back to the overview, where the checks below start.
+  await page.goto(`${BASE}/#/`);
+  await page.waitForSelector('#overview tbody tr[data-queue="clicks"]');
 
   // --------------------------------------------------------- read-only
   const ro = await context.newPage();
@@ -768,6 +771,9 @@ try {
     return [await post('/api/queues/jobs/purge'), await post('/api/queues/payments_dead/redrive_all')];
   });
   same('read-only: a purge and a redrive_all POST are refused with 403', refused, [403, 403]);
+  await ro.goto(`${RO_BASE}/#/queue/clicks`);
+  await ro.waitForSelector('#stream-groups tbody tr[data-group="live"]');
+  check('read-only: a stream\'s page offers no seek', await ro.isHidden('#seek-form'));
   same('read-only: jobs still has its messages, payments_dead its two',
     [Number(sql('SELECT count(*) FROM pgmq.q_jobs')) > 0, Number(sql('SELECT count(*) FROM pgmq.q_payments_dead'))], [true, 2]);
 
