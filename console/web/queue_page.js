@@ -46,7 +46,7 @@ export function showQueue(view, gen, name) {
     el('ul', { id: 'queue-alerts', class: 'alert-list', hidden: true }),
     el('dl', { id: 'summary', class: 'summary' }),
     el('div', { class: 'two-col' },
-      el('section', { class: 'panel' }, el('h2', null, 'Policies'),
+      el('section', { id: 'policies-panel', class: 'panel' }, el('h2', null, 'Policies'),
         el('table', { id: 'policies', class: 'grid kv' }, el('tbody')),
         el('p', { id: 'policies-unset', class: 'muted small', hidden: true })),
       el('section', { id: 'partitions-panel', class: 'panel', hidden: true }, el('h2', null, 'Partitions'),
@@ -137,9 +137,9 @@ function renderQueueInfo(page, gen) {
     q.dead_letter_queue !== null && q.dead_letter_queue !== undefined
       ? summaryItem('dead_lettered', 'Dead letters', q.dead_lettered, undefined, has('dead_letters'))
       : null,
-    q.partitioned && hasFeature('partition_runway')
+    q.partitioned && !q.stream && hasFeature('partition_runway')
       ? summaryItem('runway_messages', 'Runway msgs', q.runway_messages, undefined, has('runway')) : null,
-    q.partitioned && hasFeature('partition_runway')
+    q.partitioned && !q.stream && hasFeature('partition_runway')
       ? summaryItem('runway_seconds', 'Runway time', q.runway_seconds, fmtDuration(q.runway_seconds), has('runway')) : null,
     q.partitioned && hasFeature('default_partition_rows')
       ? summaryItem('default_rows', 'Default rows', q.default_partition_rows, undefined, has('default_partition')) : null,
@@ -161,6 +161,8 @@ function renderQueueInfo(page, gen) {
 function renderPolicies(q, p) {
   const tbody = document.getElementById('policies').tBodies[0];
   clear(tbody);
+  // A stream's groups have their options (streams.js), not a queue's policies.
+  document.getElementById('policies-panel').hidden = Boolean(q.stream);
   // A dead-letter queue names the queues whose dead letters it holds.
   if (isDeadLetterQueue(q)) {
     const links = [];
