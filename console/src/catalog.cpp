@@ -16,9 +16,8 @@ bool IsTrue(const Value &value) { return value && *value == "t"; }
 // pgmq.streams, which says which queues are streams, readable by the role.
 bool StreamsTable(pgmq::console::Session &session)
 {
-	return IsTrue(session.Exec("SELECT coalesce(has_table_privilege(to_regclass('pgmq.streams'), 'SELECT'), false)")
-					  .at(0)
-					  .at(0));
+	return IsTrue(
+		session.Exec("SELECT coalesce(has_table_privilege(to_regclass('pgmq.streams'), 'SELECT'), false)").at(0).at(0));
 }
 
 }  // namespace

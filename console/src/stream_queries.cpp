@@ -27,11 +27,10 @@ std::string StreamCatalogJoin()
   ) AS sg ON true)SQL";
 }
 
-const char kStreamCatalogFields[] =
-	"'stream', CASE WHEN q.readable THEN st.is_stream END, 'stream_groups', CASE WHEN st.is_stream THEN coalesce(sg.groups, '[]') END";
+const char kStreamCatalogFields[] = "'stream', CASE WHEN q.readable THEN st.is_stream END, 'stream_groups', CASE WHEN "
+									"st.is_stream THEN coalesce(sg.groups, '[]') END";
 
-const char kStreamPartitionsSql[] =
-	"SELECT coalesce(json_agg(p), '[]')::text FROM pgmq.stream_partitions($1) AS p";
+const char kStreamPartitionsSql[] = "SELECT coalesce(json_agg(p), '[]')::text FROM pgmq.stream_partitions($1) AS p";
 
 const char kStreamSeekSql[] = "SELECT pgmq.seek($1, $2, $3::timestamptz)";
 

@@ -43,7 +43,7 @@ TEST(ConsoleQueries, TheCatalogAsksTheExtensionsRuleAndDuplicatesNone)
 
 TEST(ConsoleQueries, WithoutTheRuleTheOwnerRuleJudgesLockedTables)
 {
-	CatalogShape upstream{false, false, false, false, false};
+	CatalogShape upstream{false, false, false, false, false, false};
 	const std::string catalog = CatalogSql(upstream);
 	// Nothing only pgmq-cpp has is called.
 	for (const char *missing : {"_tables_running_foreign_code", "pgmq.policies", "list_policies", "partition_status"})
@@ -68,6 +68,28 @@ TEST(ConsoleQueries, WithoutTheRuleTheOwnerRuleJudgesLockedTables)
 	const std::string trusting = CatalogSql(trusted);
 	EXPECT_EQ(trusting.find("pg_has_role"), std::string::npos);
 	EXPECT_NE(trusting.find("c.oid = ANY($2::oid[])"), std::string::npos);  // still only what was locked
+}
+
+TEST(ConsoleQueries, StreamGroupsAreAskedOnlyOfReadableStreams)
+{
+	const std::string catalog = CatalogSql(CatalogShape{});
+	// Which queues are streams: pgmq.streams, for this table.
+	EXPECT_NE(catalog.find("FROM pgmq.streams AS st"), std::string::npos);
+	EXPECT_NE(catalog.find("st.stream_relid::oid = q.relid"), std::string::npos);
+	// stream_groups reads the stream's table: once, behind the rule's verdict,
+	// in a lateral kept apart from the join.
+	const std::size_t call = catalog.find("pgmq.stream_groups(q.queue_name)");
+	ASSERT_NE(call, std::string::npos);
+	EXPECT_EQ(catalog.find("pgmq.stream_groups(", call + 1), std::string::npos);
+	EXPECT_NE(catalog.find("WHERE q.readable AND st.is_stream OFFSET 0", call), std::string::npos);
+	EXPECT_EQ(catalog.find("stream_partitions"), std::string::npos);  // a stream's page asks for those
+
+	CatalogShape older;
+	older.streams = false;
+	const std::string without = CatalogSql(older);
+	for (const char *missing : {"pgmq.streams", "stream_groups("})
+		EXPECT_EQ(without.find(missing), std::string::npos) << missing;
+	EXPECT_NE(without.find("'stream', NULL::boolean"), std::string::npos);
 }
 
 TEST(ConsoleQueries, QueueTablesByEitherLowercasing)
