@@ -13,13 +13,6 @@ constexpr char kRoleSql[] =
 
 bool IsTrue(const Value &value) { return value && *value == "t"; }
 
-// pgmq.streams, which says which queues are streams, readable by the role.
-bool StreamsTable(pgmq::console::Session &session)
-{
-	return IsTrue(
-		session.Exec("SELECT coalesce(has_table_privilege(to_regclass('pgmq.streams'), 'SELECT'), false)").at(0).at(0));
-}
-
 }  // namespace
 
 void QueueCatalog::Detect(pgmq::console::Session &session, bool trust_owners)
@@ -35,7 +28,7 @@ void QueueCatalog::Detect(pgmq::console::Session &session, bool trust_owners)
 	shape_.partition_status = features_.partition_runway;
 	// Streams (docs/streams.md): a pgmq-cpp that has them; "not available"
 	// with upstream pgmq and older releases.
-	shape_.streams = features_.has("stream_groups") && features_.has("stream_partitions") && StreamsTable(session);
+	shape_.streams = features_.has("stream_groups") && features_.has("stream_partitions");
 	shape_.trust_owners = trust_owners && !features_.table_rule;
 	sql_ = CatalogSql(shape_);
 }

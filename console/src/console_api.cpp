@@ -227,8 +227,9 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 	// A stream's messages are neither visible, leased nor delayed: each
 	// group has its own cursor (its figures are in "streams"). Total: the
 	// messages the stream holds.
-	figures.stream = IsStream(catalog);
-	auto unless_stream = [&](const json &value) { return figures.stream ? json(nullptr) : value; };
+	const bool stream = IsStream(catalog);
+	figures.stream = stream || BoolOr(catalog, "listed_stream", false);
+	auto unless_stream = [&](const json &value) { return stream ? json(nullptr) : value; };
 	return json{{"name", name},
 				{"partitioned", BoolOr(catalog, "partitioned", false)},
 				{"unlogged", BoolOr(catalog, "unlogged", false)},

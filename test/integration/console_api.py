@@ -46,7 +46,8 @@ must and costs what it says (docs/console.md).
     group equal pgmq.stream_groups', its partitions pgmq.stream_partitions',
     the lagging group alone alerts, exactly as the alert queries of
     docs/monitoring.md return it; a stream whose table carries the owner's
-    code is refused and stream_groups is not called for it; seek, read-only
+    code is refused and stream_groups is not called for it; a plain queue
+    its owner lists in pgmq.streams stays a queue; seek, read-only
     (403) and allowed (the group reads again, SQL sees it), and its bad
     input; every query of docs/postgres_exporter.yaml runs and exports the
     groups; a pgmq without stream_groups: streams not available, no error.
@@ -540,6 +541,11 @@ def stream_owner_code(admin):
         tenant.execute("CREATE FUNCTION pgmq.stream_trap_always() RETURNS boolean LANGUAGE sql IMMUTABLE "
                        "AS 'SELECT pgmq.stream_trap()'")
         tenant.execute("CREATE INDEX ON pgmq.q_trap_stream (msg_id) WHERE pgmq.stream_trap_always()")
+        # A plain queue its owner lists in pgmq.streams: still a queue, as
+        # for pgmq (which tells a stream by its table), and no error.
+        tenant.execute("SELECT pgmq.create('fake_stream')")
+        tenant.execute("INSERT INTO pgmq.streams (stream_name, stream_relid, retention, max_retention) "
+                       "VALUES ('fake_stream', 'pgmq.q_fake_stream', '1 day', '7 days')")
     ran = trap_ran(admin)
     c = Console("console_admin", actions=True)
     try:
@@ -547,6 +553,9 @@ def stream_owner_code(admin):
         names = [s["name"] for s in overview.get("streams") or []]
         check(status == 200 and "trap_stream" in refused_names(overview) and "trap_stream" not in names,
               f"streams: a stream whose table runs the owner's code is refused ({refused_names(overview)}, {names})")
+        queues = {q["name"]: q for q in overview.get("queues", [])}
+        check(queues.get("fake_stream", {}).get("stream") is False and "fake_stream" not in names,
+              f"streams: a queue listed in pgmq.streams by its owner is still a queue ({queues.get('fake_stream')})")
         status, _ = c.get("/api/queues/trap_stream")
         check(status == 403, f"streams: its page answers 403 ({status})")
         status, body = c.act("trap_stream", "seek", b'{"group": "g", "since": "2020-01-01"}')
@@ -554,7 +563,7 @@ def stream_owner_code(admin):
         check(trap_ran(admin) == ran, "streams: the owner's function never ran as the console's role")
     finally:
         c.stop()
-        admin.execute("SELECT pgmq.drop_queue('trap_stream')")
+        admin.execute("SELECT pgmq.drop_queue('trap_stream'), pgmq.drop_queue('fake_stream')")
         admin.execute("DROP FUNCTION pgmq.stream_trap_always(), pgmq.stream_trap()")
 
 

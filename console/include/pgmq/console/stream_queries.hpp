@@ -17,8 +17,8 @@ namespace pgmq::console {
 // (since the last read, or the subscribe for a group that never read).
 std::string StreamCatalogJoin();
 
-// The catalog's json fields for it: 'stream' (boolean, NULL when unreadable)
-// and 'stream_groups'.
+// The catalog's json fields for it: 'stream' (boolean, NULL when unreadable),
+// 'listed_stream' (named in pgmq.streams) and 'stream_groups'.
 extern const char kStreamCatalogFields[];
 
 // $1 a stream: one json array of pgmq.stream_partitions' rows.
