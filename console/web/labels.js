@@ -22,7 +22,7 @@ export const ALERTS = {
   // A stream's consumer group (streams.js).
   stopped_reading: {
     short: 'stopped reading',
-    long: 'A consumer group stopped reading: messages wait for it and it has not read for more than 5 minutes.',
+    long: 'A consumer group stopped reading: messages wait for it and it has not read for more than 10 minutes.',
   },
   holds_storage: {
     short: 'holds too much storage',

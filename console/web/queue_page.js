@@ -243,10 +243,7 @@ function renderActions(page, gen) {
     return;
   }
   const q = page.info.queue;
-  // A stream: seek, under its groups (streams.js); pause does not stop its
-  // groups' reads, and a purge would take every group's messages.
-  box.hidden = Boolean(q.stream);
-  if (q.stream) return;
+  box.hidden = false;
   const name = q.name;
   const after = () => refreshQueueSoon(page, gen);
 
@@ -294,19 +291,25 @@ function renderActions(page, gen) {
   } else if (q.paused) {
     const btn = el('button', { id: 'action-resume', type: 'button', class: 'btn' }, 'Resume');
     btn.addEventListener('click', async () => {
-      if (await runAction(`Resume queue "${name}"?\n\nReaders receive its messages again.`,
+      if (await runAction(`Resume ${q.stream ? 'stream' : 'queue'} "${name}"?\n\nReaders receive its messages again.`,
         `${apiQueue(name)}/resume`, {})) after();
     });
     box.append(btn);
   } else {
     const btn = el('button', { id: 'action-pause', type: 'button', class: 'btn' }, 'Pause');
     btn.addEventListener('click', async () => {
-      if (await runAction(`Pause queue "${name}"?\n\nSends are still accepted; every read returns nothing until it is resumed.`,
+      const what = q.stream ? 'stream' : 'queue';
+      const reads = q.stream ? 'every consumer group\'s read' : 'every read';
+      if (await runAction(`Pause ${what} "${name}"?\n\nSends are still accepted; ${reads} returns nothing until it is resumed.`,
         `${apiQueue(name)}/pause`, {})) after();
     });
     box.append(btn);
   }
 
+  // A stream: pause and resume (read_stream honours a pause), seek under its
+  // groups (streams.js), and no purge, which would take every group's
+  // messages from under its leases.
+  if (q.stream) return;
   const purge = el('button', { id: 'action-purge', type: 'button', class: 'btn btn-danger' }, 'Purge');
   purge.addEventListener('click', async () => {
     if (await runAction(

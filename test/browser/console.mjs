@@ -699,15 +699,15 @@ try {
 
   // ----------------------------------------------------------- stream clicks
   // Two consumer groups: live read and acknowledged everything, batch never
-  // read and subscribed 10 minutes back, so that it stopped reading.
+  // read and subscribed 20 minutes back, so that it stopped reading.
   // (Each statement its own transaction: a read sees what committed before.)
   sql("SELECT pgmq.create_stream('clicks')");
   sql("SELECT pgmq.subscribe('clicks', 'live'), pgmq.subscribe('clicks', 'batch')");
   sql(`SELECT pgmq.send_batch('clicks', array_fill('{"c": 1}'::jsonb, ARRAY[4]))`);
   sql("SELECT count(*) FROM pgmq.ack('clicks', 'live', ARRAY(SELECT msg_id FROM pgmq.read_stream('clicks', 'live', 60, 10)))");
-  sql(BACKDATE_GROUP('clicks', 'batch', '10 minutes'));
+  sql(BACKDATE_GROUP('clicks', 'batch', '20 minutes'));
   const sqlGroups = () => Object.fromEntries(rows(`SELECT group_name, pending, in_flight, held_bytes,
-      pending > 0 AND coalesce(last_read_at, subscribed_at) < now() - interval '5 minutes' AS stopped
+      pending > 0 AND coalesce(last_read_at, subscribed_at) < now() - interval '10 minutes' AS stopped
       FROM pgmq.stream_groups('clicks')`).map((g) => [g.group_name, g]));
   const groupRows = (sel) => page.$$eval(`${sel} tbody tr[data-group]`, (trs) => Object.fromEntries(trs.map((tr) => [
     tr.dataset.group, {
