@@ -50,7 +50,7 @@ must and costs what it says (docs/console.md).
     its owner lists in pgmq.streams stays a queue; seek, read-only
     (403) and allowed (the group reads again, SQL sees it), and its bad
     input; every query of docs/postgres_exporter.yaml runs and exports the
-    groups; a pgmq without stream_groups: streams not available, no error.
+    streams and their groups; a pgmq without stream_groups: streams not available, no error.
 
 Runs against PGHOST/PGPORT/PGUSER (a superuser) with the console built at
 build/console/pgmq-console (PGMQ_CONSOLE_BIN overrides); exit 0 is a pass.
@@ -583,6 +583,9 @@ def exporter_queries(admin):
         except psycopg.Error as e:
             failed.append(f"{name}: {e}")
     check(not failed, f"exporter: the {len(spec)} queries of docs/postgres_exporter.yaml run ({failed})")
+    streams = admin.execute(spec["pgmq_stream"]["query"]).fetchall()
+    check(streams == [("orders", 86400.0, 604800.0)],
+          f"exporter: pgmq_stream has each stream with its retention, as queue_name ({streams})")
     rows = admin.execute(spec["pgmq_stream_group"]["query"]).fetchall()
     labels = sorted((r[0], r[1]) for r in rows)
     metrics = [m for m in spec["pgmq_stream_group"]["metrics"]]
