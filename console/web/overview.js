@@ -195,8 +195,12 @@ function renderRows(data) {
   const n = (data.queues || []).length;
   const alerting = (data.queues || []).filter((q) => (q.alerts || []).length).length;
   const summary = document.getElementById('overview-summary');
+  // Stream groups alert on their own rows (streams.js): counted here too.
+  const groups = (data.streams || []).flatMap((st) => st.groups || []);
+  const groupsAlerting = groups.filter((g) => (g.alerts || []).length).length;
   summary.textContent = `${n} ${n === 1 ? 'queue' : 'queues'}` +
     (alerting ? `, ${alerting} with alerts` : ', no alerts') +
+    (groupsAlerting ? `; ${groupsAlerting} consumer ${groupsAlerting === 1 ? 'group' : 'groups'} with alerts` : '') +
     ` · updated ${fmtTime(data.generated_at)}`;
   const hidden = document.getElementById('hidden-queues');
   if (data.hidden_queues > 0) {
