@@ -351,13 +351,29 @@ json ConsoleApi::Queue(const std::string &name)
 		// A stream's groups, and its partitions as pgmq.stream_partitions
 		// has them: its table passed the rule in this transaction (Catalog).
 		json stream = nullptr;
-		if (IsStream(entry)) {
-			auto rows = session.Exec(kStreamPartitionsSql, {name});
-			stream = json{{"groups", StreamGroups(entry)},
-						  {"partitions", json::parse(rows.at(0).at(0).value_or("[]"))}};
-		}
+		if (IsStream(entry))
+			stream = json{{"groups", StreamGroups(entry)}, {"partitions", StreamPartitions(session, name)}};
 		return json{{"queue", queues[0]}, {"policies", policies}, {"partitions", partitions}, {"stream", stream}};
 	}); });
+}
+
+// A stream's partitions, or {"error": ...} when the role may read the
+// stream but not its partitions (pgmq.stream_partitions reads each one):
+// the groups are still shown. A savepoint keeps the transaction, and the
+// catalog's locks, going.
+json ConsoleApi::StreamPartitions(pgmq::console::Session &session, const std::string &name)
+{
+	session.Exec("SAVEPOINT stream_partitions");
+	try {
+		auto rows = session.Exec(kStreamPartitionsSql, {name});
+		session.Exec("RELEASE SAVEPOINT stream_partitions");
+		return json::parse(rows.at(0).at(0).value_or("[]"));
+	} catch (const DatabaseError &e) {
+		if (e.sqlstate() != "42501")
+			throw;
+		session.Exec("ROLLBACK TO SAVEPOINT stream_partitions");
+		return json{{"error", e.what()}, {"sqlstate", e.sqlstate()}};
+	}
 }
 
 json ConsoleApi::Messages(const std::string &name, const MessageQuery &query)

@@ -53,6 +53,7 @@ class ConsoleApi {
 	nlohmann::json CatalogEntry(pgmq::console::Session &session, const std::string &name);
 	nlohmann::json Catalog(pgmq::console::Session &session, const std::string &name);
 	nlohmann::json QueueObject(const nlohmann::json &catalog, const Row *depth, std::size_t rate_points) const;
+	nlohmann::json StreamPartitions(pgmq::console::Session &session, const std::string &name);
 
 	Pool &pool_;
 	const RateHistory &rates_;

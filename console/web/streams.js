@@ -149,6 +149,13 @@ export function renderStream(name, info, after) {
 }
 
 function renderStreamPartitions(parts) {
+  const table = document.getElementById('stream-partitions');
+  // The role may read the stream but not its partitions: say so.
+  if (!Array.isArray(parts)) {
+    table.replaceChildren(el('caption', { 'data-error': parts.sqlstate || '' },
+      `Partitions: not readable by this role (${parts.error}).`));
+    return;
+  }
   const cols = [
     ['partition_name', 'Partition', (v) => v, false],
     ['from_xid', 'From xid', (v) => v, true],
@@ -156,7 +163,6 @@ function renderStreamPartitions(parts) {
     ['bytes', 'Size', fmtBytes, true],
     ['newest_at', 'Newest message', timeText, false],
   ];
-  const table = document.getElementById('stream-partitions');
   const body = el('tbody');
   for (const p of parts) {
     body.append(el('tr', { 'data-partition': p.partition_name, 'data-default': p.is_default ? 'true' : 'false' },

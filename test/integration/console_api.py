@@ -528,6 +528,20 @@ def streams(admin):
         check(status == 200 and paused == 0, f"pause: a paused stream gives a group nothing ({answer}, {paused})")
     finally:
         c.stop()
+    # A role granted the stream as a queue (grant_queue_access): its page
+    # answers with the groups, and its partitions or why the role may not
+    # read them.
+    admin.execute("SELECT pgmq.grant_queue_access('orders', 'console_viewer')")
+    c = Console("console_viewer", actions=False)
+    try:
+        status, page = c.get("/api/queues/orders")
+        stream = page.get("stream") or {}
+        parts = stream.get("partitions")
+        check(status == 200 and len(stream.get("groups", [])) == 2
+              and (isinstance(parts, list) or (parts or {}).get("sqlstate") == "42501"),
+              f"streams: a role granted the stream sees its groups, and its partitions or why not ({status} {parts})")
+    finally:
+        c.stop()
     stream_owner_code(admin)
     exporter_queries(admin)
 
