@@ -74,6 +74,16 @@ SELECT pgmq.seek('orders', 'audit', '-infinity'::timestamptz);
 SELECT count(*) FROM pgmq.read_stream('orders', 'audit', 30, 10);
 SELECT pgmq.seek('orders', 'nobody', 1::bigint);
 
+-- A group subscribed from a time gets, first, the messages the stream holds
+-- from that time on (none here), then whatever commits; its reads start at
+-- its first snapshot, not from every transaction each time.
+SELECT pgmq.subscribe('orders', 'newcomer', now() + interval '1 hour');
+SELECT count(*) FROM pgmq.read_stream('orders', 'newcomer', 30, 10);
+SELECT pg_snapshot_xmax(window_end) > '1' AS anchored FROM pgmq.consumer_groups WHERE group_name = 'newcomer';
+SELECT pgmq.send('orders', '{"order": "after the newcomer"}') IS NOT NULL AS sent;
+SELECT message FROM pgmq.read_stream('orders', 'newcomer', 30, 10);
+SELECT pgmq.unsubscribe('orders', 'newcomer');
+
 -- Set aside: a copy in the group's dead-letter queue, with why; at
 -- max_deliveries a read sets the lease aside itself.
 SELECT pgmq.create('orders_dead');

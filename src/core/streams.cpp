@@ -193,7 +193,7 @@ std::string LockGroupSql()
 std::string GroupStateSql()
 {
 	return std::string("SELECT g.ordered, g.max_deliveries, g.dead_letter_queue::text, jsonb_array_length(g.leases), "
-	                   "e.b, e.n, e.ids FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
+	                   "e.b, e.n, e.ids, pg_snapshot_xmax(g.window_end) <= '1'::xid8 FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
 	                   "(l.value ->> 'b')::int8 AS b, (l.value ->> 'n')::int AS n, ARRAY(SELECT (i.v)::int8 FROM "
 	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids "
 	                   "FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
@@ -234,6 +234,13 @@ std::string RecordLeaseSql()
 	       "floor_id = " + keep_floor + "floor_id END, floor_time = " + keep_floor +
 	       "floor_time END, position_xid = $6, position_id = $7, last_read_at = $8" + kGroupIs +
 	       " RETURNING g.next_batch - 1";
+}
+
+std::string AnchorSql()
+{
+	return std::string("UPDATE pgmq.consumer_groups AS g SET window_start = g.window_end, window_end = $3, "
+	                   "position_xid = NULL, position_id = NULL") +
+	       kGroupIs + " AND pg_snapshot_xmax(g.window_end) <= '1'::xid8";
 }
 
 std::string EmitSql(std::string_view queue_table)

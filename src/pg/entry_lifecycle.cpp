@@ -115,8 +115,9 @@ bool DropQueue(FunctionCallInfo fcinfo)
 	const Datum name_datum = PG_GETARG_DATUM(0);
 	const std::string_view name(queue.name, queue.name_len);
 	// Only a partitioned queue touches pg_partman's configuration: the owner of
-	// a plain queue need not have any access to partman's schema to drop it.
-	const bool partitioned = HasPartitionedTable(queue);
+	// a plain queue or a stream (partitioned by pgmq itself) need not have any
+	// access to partman's schema to drop it.
+	const bool partitioned = HasPartitionedTable(queue) && !IsStreamTable(queue.queue_relid);
 	Partman partman{};
 	SpiConnect();
 	if (partitioned)

@@ -3,10 +3,8 @@
 // read_stream_with_poll lease the group's next messages (an expired lease
 // first), ack ends leases, set_aside copies a message to the group's
 // dead-letter queue. A paused stream's reads return nothing. A read looks
-// first without the group's lock, so an empty read takes no transaction id;
-// then it reads under the lock in a subtransaction that is rolled back when
-// it changed nothing: a reader that waits (a poll, or a transaction that
-// goes on) holds the group's row lock only when it took messages.
+// first without the group's lock, so an empty read takes no transaction id
+// and no lock; then it reads under the lock (see ReadAttempt).
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/dead_letters.hpp"
 #include "pgmq/core/streams.hpp"
@@ -188,6 +186,8 @@ bool HasWork(const GroupReader &read, TimestampTz now)
 		return true;
 	if (DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull)) && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
 		return false;
+	if (DatumGetBool(ResultValue(0, 8, BOOLOID, &isnull)))
+		return true;  // to be anchored (AnchorSql)
 	return NextInWindow(read, false) || NextInWindow(read, true);
 }
 
@@ -234,20 +234,29 @@ void ReadLocked(GroupReader *read, bool *emitted, bool *changed)
 		const bool ordered = DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull));
 		if (ordered && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
 			return;
+		const bool unanchored = DatumGetBool(ResultValue(0, 8, BOOLOID, &isnull));
 		if (NextInWindow(*read, false) || NextInWindow(*read, true)) {
 			LeaseNext(*read, now, vt);
 			*emitted = *changed = true;
+		} else if (unanchored) {
+			// The window cut after a seek held nothing above its floors.
+			bool no_cut = true;
+			Datum values[3] = {read->name, read->group, ResultValue(0, 4, PG_SNAPSHOTOID, &no_cut)};
+			if (!no_cut)
+				*changed = ExecuteStreamStatement(read->stream, StreamStatement::Anchor, values) > 0;
 		}
 		return;
 	}
 }
 
-// One attempt of a read (PollUntilClaimed's): whether it emitted rows. It
-// looks first (HasWork), then reads under the lock in a subtransaction that
-// is rolled back when it changed nothing, releasing the lock.
-bool ReadAttempt(void *context)
+// One attempt of a read: whether it emitted rows. It looks first
+// (HasWork), then reads under the lock. A poll's attempt reads in a
+// subtransaction rolled back when it changed nothing, so that the poll does
+// not hold the group's lock while it waits; a single read (the common case,
+// often acknowledged in the same transaction) needs none: a subtransaction's
+// lock and its parent's update of one row make a MultiXact each time.
+bool ReadAttempt(GroupReader *read, bool in_subtransaction)
 {
-	auto *read = static_cast<GroupReader *>(context);
 	QueuePolicy policy;
 	if (read->paused)
 		ReloadPolicy(read->stream, &policy);
@@ -260,6 +269,11 @@ bool ReadAttempt(void *context)
 	InStreamScope([&] {
 		if (!HasWork(*read, GetCurrentTimestamp()))
 			return;
+		if (!in_subtransaction) {
+			bool changed = false;
+			ReadLocked(read, &emitted, &changed);
+			return;
+		}
 		KeptIfTrue([&] {
 			bool changed = false;
 			ReadLocked(read, &emitted, &changed);
@@ -268,6 +282,8 @@ bool ReadAttempt(void *context)
 	});
 	return emitted;
 }
+
+bool PollAttempt(void *context) { return ReadAttempt(static_cast<GroupReader *>(context), true); }
 
 // read_stream and read_stream_with_poll: (stream, group, vt, qty[, poll]).
 Datum ReadAsGroup(FunctionCallInfo fcinfo, bool poll)
@@ -296,9 +312,9 @@ Datum ReadAsGroup(FunctionCallInfo fcinfo, bool poll)
 	}
 	SpiConnect();
 	if (poll)
-		PollUntilClaimed(schedule, &read.stream, 1, ReadAttempt, &read);
+		PollUntilClaimed(schedule, &read.stream, 1, PollAttempt, &read);
 	else
-		(void) ReadAttempt(&read);
+		(void) ReadAttempt(&read, false);
 	SpiFinish();
 	return Datum(0);
 }

@@ -108,7 +108,8 @@ std::string LockGroupSql();
 // After LockGroupSql: ($1 stream, $2 group, $3 now as epoch seconds) ->
 // ordered, max_deliveries, dead_letter_queue, the number of leases, and the
 // first expired lease: batch, deliveries, msg_ids (int8[]); NULL when none
-// has expired.
+// has expired; and whether the group's window ends at the empty snapshot a
+// seek or a subscribe from a time leaves (see AnchorSql).
 std::string GroupStateSql();
 
 // The next messages of the group's current window after its position, at
@@ -124,6 +125,12 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut);
 // position xid8, $7 position msg_id, $8 now) -> the batch number. A cut keeps the floors only when it ends the
 // empty window of a seek.
 std::string RecordLeaseSql();
+
+// A group whose window ends at the empty snapshot (seek, subscribe from a
+// time) and whose next window holds nothing above its floors: ($1 stream,
+// $2 group, $3 the cut) makes that window its current one, so that its
+// reads start from the cut, not from every transaction again.
+std::string AnchorSql();
 
 // The leased messages as message_record rows: ($1 msg_ids int8[], $2
 // read_ct, $3 now (last_read_at), $4 vt), in (xid, msg_id) order. By msg_id
