@@ -97,13 +97,16 @@ std::vector<std::string> CreateStreamPartitionStatements(std::string_view queue_
 
 std::string StreamPartitionStateSql()
 {
+	// The next transaction id: past the snapshot's, and past this
+	// transaction's own (assigned after its statement's snapshot).
 	return "SELECT s.partitions_made, s.partition_xids, extract(epoch FROM $2::timestamptz - s.partitioned_at)::float8, "
-	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8 - s.partitioned_xid::text::int8, "
+	       "n.next - s.partitioned_xid::text::int8, "
 	       "(SELECT max(b.m[2]::int8) FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid, "
 	       "LATERAL (SELECT regexp_match(pg_get_expr(c.relpartbound, c.oid), '^FOR VALUES FROM \\(''(\\d+)''\\) TO "
-	       "\\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = s.stream_relid), "
-	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8, extract(epoch FROM s.retention)::float8 "
-	       "FROM pgmq.streams AS s WHERE s.stream_name = $1";
+	       "\\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = $3), "
+	       "n.next, extract(epoch FROM s.retention)::float8 FROM pgmq.streams AS s, LATERAL (SELECT greatest("
+	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8, pg_current_xact_id_if_assigned()::text::int8 + 1) AS next) "
+	       "AS n WHERE s.stream_name = $1";
 }
 
 std::string NoteStreamPartitionSql()
@@ -165,6 +168,11 @@ std::string SubscribeSql()
 	       "RETURNING g.xmax = '0'::xid";
 }
 
+std::string GroupDeadLetterQueueSql()
+{
+	return std::string("SELECT g.dead_letter_queue::text FROM pgmq.consumer_groups AS g") + kGroupIs;
+}
+
 std::string UnsubscribeSql()
 {
 	return std::string("DELETE FROM pgmq.consumer_groups AS g") + kGroupIs + " RETURNING true";
@@ -179,13 +187,18 @@ std::string SeekSql()
 
 std::string LockGroupSql()
 {
+	return std::string("SELECT FROM pgmq.consumer_groups AS g") + kGroupIs + " FOR NO KEY UPDATE";
+}
+
+std::string GroupStateSql()
+{
 	return std::string("SELECT g.ordered, g.max_deliveries, g.dead_letter_queue::text, jsonb_array_length(g.leases), "
-	                   "e.b, e.n, e.ids, e.x0, e.x1 FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
+	                   "e.b, e.n, e.ids FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
 	                   "(l.value ->> 'b')::int8 AS b, (l.value ->> 'n')::int AS n, ARRAY(SELECT (i.v)::int8 FROM "
-	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids, l.value ->> 'x0' AS x0, "
-	                   "l.value ->> 'x1' AS x1 FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
+	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids "
+	                   "FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
 	                   "<= $3 ORDER BY (l.value ->> 'b')::int8 LIMIT 1) AS e ON true") +
-	       kGroupIs + " FOR NO KEY UPDATE OF g";
+	       kGroupIs;
 }
 
 std::string WindowMessagesSql(std::string_view queue_table, bool cut)
@@ -196,7 +209,9 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut)
 		next = std::string("WITH s AS (SELECT NULL::pg_snapshot AS cut), m AS (SELECT q.msg_id, q.xid FROM "
 		                   "pgmq.consumer_groups AS g, LATERAL (SELECT q.msg_id, q.xid FROM ") +
 		       q + " AS q WHERE " + InWindow("g.window_start", "g.window_end") +
-		       " AND (g.position_xid IS NULL OR (q.xid, q.msg_id) > (g.position_xid, g.position_id)) AND " + kFloors +
+		       // One row comparison (no OR), so the key's index starts at the position.
+		       " AND (q.xid, q.msg_id) > (coalesce(g.position_xid, pg_snapshot_xmin(g.window_start)), "
+		       "coalesce(g.position_id, 0)) AND " + kFloors +
 		       " ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
 	else
 		next = std::string("WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS cut), m AS (SELECT q.msg_id, q.xid "
@@ -204,9 +219,7 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut)
 		       q + " AS q WHERE " + InWindow("g.window_end", "s.cut") + " AND (NOT " + kEmptyWindowEnd + " OR " +
 		       kFloors + ") ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
 	return next + " SELECT array_agg(m.msg_id ORDER BY m.xid, m.msg_id), "
-	              "(array_agg(m.xid ORDER BY m.xid, m.msg_id))[1]::text, "
 	              "(array_agg(m.xid ORDER BY m.xid DESC, m.msg_id DESC))[1], "
-	              "(array_agg(m.xid ORDER BY m.xid DESC, m.msg_id DESC))[1]::text, "
 	              "(array_agg(m.msg_id ORDER BY m.xid DESC, m.msg_id DESC))[1], (SELECT s.cut FROM s) FROM m";
 }
 
@@ -214,8 +227,8 @@ std::string RecordLeaseSql()
 {
 	const std::string keep_floor = std::string("CASE WHEN $5::pg_snapshot IS NULL OR ") + kEmptyWindowEnd + " THEN g.";
 	return std::string("UPDATE pgmq.consumer_groups AS g SET leases = g.leases || jsonb_build_array(jsonb_build_object("
-	                   "'b', g.next_batch, 'ids', to_jsonb($3::int8[]), 'vt', $4::float8, 'n', 1, 'x0', $9::text, "
-	                   "'x1', $10::text)), next_batch = g.next_batch + 1, "
+	                   "'b', g.next_batch, 'ids', to_jsonb($3::int8[]), 'vt', $4::float8, 'n', 1)), "
+	                   "next_batch = g.next_batch + 1, "
 	                   "window_start = CASE WHEN $5::pg_snapshot IS NULL THEN g.window_start ELSE g.window_end END, "
 	                   "window_end = coalesce($5::pg_snapshot, g.window_end), ") +
 	       "floor_id = " + keep_floor + "floor_id END, floor_time = " + keep_floor +
@@ -227,7 +240,7 @@ std::string EmitSql(std::string_view queue_table)
 {
 	return "SELECT q.msg_id, $2::int4, q.enqueued_at, $3::timestamptz, $4::timestamptz, q.message, q.headers FROM " +
 	       QualifiedTable(queue_table) +
-	       " AS q WHERE q.xid >= $5::xid8 AND q.xid <= $6::xid8 AND q.msg_id = ANY ($1) ORDER BY q.xid, q.msg_id";
+	       " AS q WHERE q.msg_id = ANY ($1) ORDER BY q.xid, q.msg_id";
 }
 
 std::string RenewLeaseSql()
@@ -238,11 +251,6 @@ std::string RenewLeaseSql()
 	                   "last_read_at = $5") +
 	       kGroupIs + " RETURNING (SELECT (l.value ->> 'n')::int FROM jsonb_array_elements(g.leases) AS l "
 	                  "WHERE (l.value ->> 'b')::int8 = $3)";
-}
-
-std::string LockGroupOnlySql()
-{
-	return std::string("SELECT FROM pgmq.consumer_groups AS g") + kGroupIs + " FOR NO KEY UPDATE";
 }
 
 std::string AckSql()
@@ -279,11 +287,10 @@ std::string SetAsideSql(std::string_view queue_table, std::string_view dead_lett
 
 std::string GroupsSql()
 {
-	return "SELECT g.stream_name::text, g.group_name::text, s.stream_relid::oid, (SELECT coalesce(sum("
+	return "SELECT g.stream_name::text, g.group_name::text, (SELECT coalesce(sum("
 	       "jsonb_array_length(l.value -> 'ids')), 0) FROM jsonb_array_elements(g.leases) AS l)::int8, g.last_read_at, "
 	       "g.last_ack_at, g.ordered, g.dead_letter_queue::text, g.max_deliveries, g.subscribed_at "
-	       "FROM pgmq.consumer_groups AS g JOIN pgmq.streams AS s ON s.stream_name = g.stream_name "
-	       "WHERE $1::text IS NULL OR g.stream_name = $1 ORDER BY 1, 2";
+	       "FROM pgmq.consumer_groups AS g WHERE $1::text IS NULL OR g.stream_name = $1 ORDER BY 1, 2";
 }
 
 std::string GroupBacklogSql(std::string_view queue_table)

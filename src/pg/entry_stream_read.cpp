@@ -2,9 +2,10 @@
 // A consumer group reading a stream (docs/streams.md): read_stream and
 // read_stream_with_poll lease the group's next messages (an expired lease
 // first), ack ends leases, set_aside copies a message to the group's
-// dead-letter queue. Each read runs in a subtransaction that is rolled back
-// when it finds nothing: a reader that waits (a poll, or a transaction
-// that goes on) holds the group's row lock only when it took messages.
+// dead-letter queue. A paused stream's reads return nothing. Each read
+// runs in a subtransaction that is rolled back when it finds nothing: a
+// reader that waits (a poll, or a transaction that goes on) holds the
+// group's row lock only when it took messages.
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/dead_letters.hpp"
 #include "pgmq/core/streams.hpp"
@@ -13,8 +14,10 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/message_args.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/stream.hpp"
+#include "pgmq/pg/stream_plans.hpp"
 #include "pgmq/pg/table_shape.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
@@ -37,6 +40,7 @@ struct StreamRead {
 	Datum group;
 	int32 vt_seconds;
 	int32 qty;
+	bool paused;  // seen paused: read the policy row again (a resume wakes before its invalidation)
 };
 
 double EpochSeconds(TimestampTz t) { return static_cast<double>(t - SetEpochTimestamp()) / USECS_PER_SEC; }
@@ -76,26 +80,26 @@ bool KeptIfTrue(Fn &&fn)
 	return kept;
 }
 
-// Locks the group row (LockGroupSql); ERROR when there is no such group.
+// Locks the group row (LockGroupSql), then reads its state (GroupStateSql)
+// into the last result; ERROR when there is no such group.
 void LockGroup(const StreamRead &read, TimestampTz now)
 {
-	Oid types[3] = {TEXTOID, TEXTOID, FLOAT8OID};
 	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
-	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::LockGroupSql(), 3, types, values); });
-	if (rows == 0)
+	if (ExecuteStreamStatement(read.stream, StreamStatement::LockGroup, values) == 0)
 		NoSuchGroup(read.stream, read.group);
+	ExecuteStreamStatement(read.stream, StreamStatement::GroupState, values);
+	bool no_dead_letter = true;
+	const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
+	if (!no_dead_letter)
+		RequireDeadLetterSend(read.stream, read.group, dead_letter);
 }
 
 // Ends the group's leases on ids (int8[]); the ids it held are the last
 // result's rows. The group row must be locked.
-uint64 AckIds(Datum name, Datum group, Datum ids)
+uint64 AckIds(const StreamRead &read, Datum ids)
 {
-	Oid types[4] = {TEXTOID, TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID};
-	Datum values[4] = {name, group, ids, TimestampTzGetDatum(GetCurrentTimestamp())};
-	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::AckSql(), 4, types, values); });
-	return rows;
+	Datum values[4] = {read.name, read.group, ids, TimestampTzGetDatum(GetCurrentTimestamp())};
+	return ExecuteStreamStatement(read.stream, StreamStatement::Ack, values);
 }
 
 // Copies the messages ids (int8[]) to the dead-letter queue `dead_letter`
@@ -119,13 +123,10 @@ void SetAside(const StreamRead &read, Datum dead_letter, Datum ids, Datum reason
 }
 
 // Emits the leased messages ids (int8[]) as message_record rows.
-uint64 Emit(const StreamRead &read, Datum ids, int32 read_ct, TimestampTz now, TimestampTz vt, Datum first_xid,
-            Datum last_xid)
+uint64 Emit(const StreamRead &read, Datum ids, int32 read_ct, TimestampTz now, TimestampTz vt)
 {
-	Oid types[6] = {INT8ARRAYOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, TEXTOID};
-	Datum values[6] = {ids, Int32GetDatum(read_ct), TimestampTzGetDatum(now), TimestampTzGetDatum(vt), first_xid, last_xid};
-	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::EmitSql(read.stream.queue_table), 6, types, values); });
+	Datum values[4] = {ids, Int32GetDatum(read_ct), TimestampTzGetDatum(now), TimestampTzGetDatum(vt)};
+	const uint64 rows = ExecuteStreamStatement(read.stream, StreamStatement::Emit, values);
 	if (rows > 0)
 		EmitRows(read.fcinfo, read.stream.queue_table);
 	return rows;
@@ -135,9 +136,8 @@ uint64 Emit(const StreamRead &read, Datum ids, int32 read_ct, TimestampTz now, T
 // with their row in the last result, false when there are none.
 bool NextInWindow(const StreamRead &read, bool cut)
 {
-	Oid types[3] = {TEXTOID, TEXTOID, INT4OID};
 	Datum values[3] = {read.name, read.group, Int32GetDatum(read.qty)};
-	RunCore([&] { ExecuteOnce(core::WindowMessagesSql(read.stream.queue_table, cut), 3, types, values); });
+	ExecuteStreamStatement(read.stream, cut ? StreamStatement::WindowCut : StreamStatement::Window, values);
 	bool isnull = true;
 	(void) ResultValue(0, 1, INT8ARRAYOID, &isnull);
 	return !isnull;
@@ -156,21 +156,18 @@ bool Redeliver(const StreamRead &read, TimestampTz now, TimestampTz vt)
 	const Datum batch = ResultValue(0, 5, INT8OID, &isnull);
 	const int32 deliveries = DatumGetInt32(ResultValue(0, 6, INT4OID, &isnull));
 	const Datum ids = ResultValue(0, 7, INT8ARRAYOID, &isnull);
-	const Datum first_xid = ResultValue(0, 8, TEXTOID, &isnull);
-	const Datum last_xid = ResultValue(0, 9, TEXTOID, &isnull);
 	if (!no_max && deliveries >= max_deliveries) {
 		if (!no_dead_letter)
 			SetAside(read, dead_letter, ids, CStringGetTextDatum(core::kDeliveryLimitReason), deliveries);
-		AckIds(read.name, read.group, ids);
+		AckIds(read, ids);
 		return false;
 	}
-	Oid types[5] = {TEXTOID, TEXTOID, INT8OID, FLOAT8OID, TIMESTAMPTZOID};
 	Datum values[5] = {read.name, read.group, batch, Float8GetDatum(EpochSeconds(vt)), TimestampTzGetDatum(now)};
-	RunCore([&] { ExecuteOnce(core::RenewLeaseSql(), 5, types, values); });
-	if (Emit(read, ids, deliveries + 1, now, vt, first_xid, last_xid) > 0)
+	ExecuteStreamStatement(read.stream, StreamStatement::Renew, values);
+	if (Emit(read, ids, deliveries + 1, now, vt) > 0)
 		return true;
 	// Gone (its partition reclaimed at max_retention): the lease goes too.
-	AckIds(read.name, read.group, ids);
+	AckIds(read, ids);
 	return false;
 }
 
@@ -180,19 +177,15 @@ void LeaseNext(const StreamRead &read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
 	const Datum ids = ResultValue(0, 1, INT8ARRAYOID, &isnull);
-	const Datum first_xid = ResultValue(0, 2, TEXTOID, &isnull);
-	const Datum position_xid = ResultValue(0, 3, XID8OID, &isnull);
-	const Datum last_xid = ResultValue(0, 4, TEXTOID, &isnull);
-	const Datum position_id = ResultValue(0, 5, INT8OID, &isnull);
+	const Datum position_xid = ResultValue(0, 2, XID8OID, &isnull);
+	const Datum position_id = ResultValue(0, 3, INT8OID, &isnull);
 	bool no_cut = true;
-	const Datum cut = ResultValue(0, 6, PG_SNAPSHOTOID, &no_cut);
-	Oid types[10] = {TEXTOID, TEXTOID, INT8ARRAYOID, FLOAT8OID, PG_SNAPSHOTOID,
-	                 XID8OID, INT8OID, TIMESTAMPTZOID, TEXTOID, TEXTOID};
-	Datum values[10] = {read.name,    read.group,  ids, Float8GetDatum(EpochSeconds(vt)), cut, position_xid,
-	                    position_id, TimestampTzGetDatum(now), first_xid, last_xid};
-	const char nulls[10] = {' ', ' ', ' ', ' ', NullFlag(no_cut), ' ', ' ', ' ', ' ', ' '};
-	RunCore([&] { ExecuteOnce(core::RecordLeaseSql(), 10, types, values, nulls); });
-	Emit(read, ids, 1, now, vt, first_xid, last_xid);
+	const Datum cut = ResultValue(0, 4, PG_SNAPSHOTOID, &no_cut);
+	Datum values[8] = {read.name, read.group, ids, Float8GetDatum(EpochSeconds(vt)), cut, position_xid,
+	                    position_id, TimestampTzGetDatum(now)};
+	const char nulls[8] = {' ', ' ', ' ', ' ', NullFlag(no_cut), ' ', ' ', ' '};
+	ExecuteStreamStatement(read.stream, StreamStatement::RecordLease, values, nulls);
+	Emit(read, ids, 1, now, vt);
 }
 
 // One read: an expired lease again, else the next messages as a new lease
@@ -200,6 +193,14 @@ void LeaseNext(const StreamRead &read, TimestampTz now, TimestampTz vt)
 // emitted rows.
 bool ReadOnce(StreamRead *read)
 {
+	QueuePolicy policy;
+	if (read->paused)
+		ReloadPolicy(read->stream, &policy);
+	else
+		LoadPolicy(read->stream, &policy);
+	read->paused = policy.paused;
+	if (read->paused)
+		return false;
 	bool emitted = false;
 	InStreamScope([&] {
 		// Each round either emits, or ends a lease (set aside or gone).
@@ -244,9 +245,11 @@ Datum ReadStream(FunctionCallInfo fcinfo, bool poll)
 	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveStream(fcinfo, 0, &read.stream);
+	RequireStreamRead(read.stream);
 	read.fcinfo = fcinfo;
 	read.name = PG_GETARG_DATUM(0);
 	read.group = GroupArgument(fcinfo, 1);
+	read.paused = false;
 	RequireArgument(fcinfo, 2, "vt");
 	RequireArgument(fcinfo, 3, "qty");
 	read.vt_seconds = PG_GETARG_INT32(2);
@@ -274,6 +277,7 @@ void LockGroupFor(FunctionCallInfo fcinfo, StreamRead *read)
 {
 	RefuseDuringRecovery(fcinfo);
 	ResolveStream(fcinfo, 0, &read->stream);
+	RequireStreamRead(read->stream);
 	read->fcinfo = fcinfo;
 	read->name = PG_GETARG_DATUM(0);
 	read->group = GroupArgument(fcinfo, 1);
@@ -301,7 +305,7 @@ PGMQ_FUNCTION(pgmq_ack)
 	uint64 acked = 0;
 	InStreamScope([&] {
 		LockGroup(read, GetCurrentTimestamp());
-		acked = AckIds(read.name, read.group, PointerGetDatum(ids));
+		acked = AckIds(read, PointerGetDatum(ids));
 	});
 	SpiFinish();
 	PG_RETURN_BOOL(acked > 0);
@@ -320,7 +324,7 @@ PGMQ_FUNCTION(pgmq_ack_ids)
 	SpiConnect();
 	InStreamScope([&] {
 		LockGroup(read, GetCurrentTimestamp());
-		if (AckIds(read.name, read.group, PointerGetDatum(ids)) > 0)
+		if (AckIds(read, PointerGetDatum(ids)) > 0)
 			EmitRows(fcinfo);
 	});
 	SpiFinish();
@@ -350,15 +354,14 @@ PGMQ_FUNCTION(pgmq_set_aside)
 			                errmsg("consumer group \"%s\" has no dead-letter queue", TextDatumGetCString(read.group)),
 			                errhint("Name one with pgmq.subscribe(stream_name, group_name, dead_letter_queue => "
 			                        "'queue'), or acknowledge the message with pgmq.ack.")));
-		Oid types[3] = {TEXTOID, TEXTOID, INT8OID};
 		Datum values[3] = {read.name, read.group, id};
-		RunCore([&] { ExecuteOnce(core::LeaseOfSql(), 3, types, values); });
+		ExecuteStreamStatement(read.stream, StreamStatement::LeaseOf, values);
 		if (SPI_processed == 0)
 			return;
 		bool isnull = true;
 		const int32 deliveries = DatumGetInt32(ResultValue(0, 1, INT4OID, &isnull));
 		SetAside(read, dead_letter, PointerGetDatum(ids), reason, deliveries);
-		held = AckIds(read.name, read.group, PointerGetDatum(ids)) > 0;
+		held = AckIds(read, PointerGetDatum(ids)) > 0;
 	});
 	SpiFinish();
 	PG_RETURN_BOOL(held);
