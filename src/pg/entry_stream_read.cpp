@@ -33,7 +33,7 @@ using namespace pgmq::pg;
 
 namespace {
 
-struct StreamRead {
+struct GroupReader {
 	FunctionCallInfo fcinfo;
 	QueueRef stream;
 	Datum name;
@@ -82,7 +82,7 @@ bool KeptIfTrue(Fn &&fn)
 
 // Locks the group row (LockGroupSql), then reads its state (GroupStateSql)
 // into the last result; ERROR when there is no such group.
-void LockGroup(const StreamRead &read, TimestampTz now)
+void LockGroup(const GroupReader &read, TimestampTz now)
 {
 	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
 	if (ExecuteStreamStatement(read.stream, StreamStatement::LockGroup, values) == 0)
@@ -96,7 +96,7 @@ void LockGroup(const StreamRead &read, TimestampTz now)
 
 // Ends the group's leases on ids (int8[]); the ids it held are the last
 // result's rows. The group row must be locked.
-uint64 AckIds(const StreamRead &read, Datum ids)
+uint64 AckIds(const GroupReader &read, Datum ids)
 {
 	Datum values[4] = {read.name, read.group, ids, TimestampTzGetDatum(GetCurrentTimestamp())};
 	return ExecuteStreamStatement(read.stream, StreamStatement::Ack, values);
@@ -104,7 +104,7 @@ uint64 AckIds(const StreamRead &read, Datum ids)
 
 // Copies the messages ids (int8[]) to the dead-letter queue `dead_letter`
 // (text) with the group, the reason (NULL: none) and their deliveries.
-void SetAside(const StreamRead &read, Datum dead_letter, Datum ids, Datum reason, int32 deliveries)
+void SetAside(const GroupReader &read, Datum dead_letter, Datum ids, Datum reason, int32 deliveries)
 {
 	QueueRef target;
 	ResolveQueueName(DatumGetTextPP(dead_letter), &target);
@@ -123,7 +123,7 @@ void SetAside(const StreamRead &read, Datum dead_letter, Datum ids, Datum reason
 }
 
 // Emits the leased messages ids (int8[]) as message_record rows.
-uint64 Emit(const StreamRead &read, Datum ids, int32 read_ct, TimestampTz now, TimestampTz vt)
+uint64 Emit(const GroupReader &read, Datum ids, int32 read_ct, TimestampTz now, TimestampTz vt)
 {
 	Datum values[4] = {ids, Int32GetDatum(read_ct), TimestampTzGetDatum(now), TimestampTzGetDatum(vt)};
 	const uint64 rows = ExecuteStreamStatement(read.stream, StreamStatement::Emit, values);
@@ -134,7 +134,7 @@ uint64 Emit(const StreamRead &read, Datum ids, int32 read_ct, TimestampTz now, T
 
 // The group's next messages (window `cut` or not, WindowMessagesSql): true
 // with their row in the last result, false when there are none.
-bool NextInWindow(const StreamRead &read, bool cut)
+bool NextInWindow(const GroupReader &read, bool cut)
 {
 	Datum values[3] = {read.name, read.group, Int32GetDatum(read.qty)};
 	ExecuteStreamStatement(read.stream, cut ? StreamStatement::WindowCut : StreamStatement::Window, values);
@@ -146,7 +146,7 @@ bool NextInWindow(const StreamRead &read, bool cut)
 // Delivers the group's first expired lease again (the group row locked,
 // its columns in the last result), or sets it aside at max_deliveries.
 // Returns whether it emitted rows.
-bool Redeliver(const StreamRead &read, TimestampTz now, TimestampTz vt)
+bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
 	bool no_max = true;
@@ -173,7 +173,7 @@ bool Redeliver(const StreamRead &read, TimestampTz now, TimestampTz vt)
 
 // Leases the messages of the last result (NextInWindow) to the group and
 // emits them.
-void LeaseNext(const StreamRead &read, TimestampTz now, TimestampTz vt)
+void LeaseNext(const GroupReader &read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
 	const Datum ids = ResultValue(0, 1, INT8ARRAYOID, &isnull);
@@ -191,7 +191,7 @@ void LeaseNext(const StreamRead &read, TimestampTz now, TimestampTz vt)
 // One read: an expired lease again, else the next messages as a new lease
 // (none while an ordered group has a lease out). Returns whether it
 // emitted rows.
-bool ReadOnce(StreamRead *read)
+bool ReadOnce(GroupReader *read)
 {
 	QueuePolicy policy;
 	if (read->paused)
@@ -234,14 +234,14 @@ bool ReadOnce(StreamRead *read)
 
 bool ReadAttempt(void *context)
 {
-	auto *read = static_cast<StreamRead *>(context);
+	auto *read = static_cast<GroupReader *>(context);
 	return KeptIfTrue([read] { return ReadOnce(read); });
 }
 
 // read_stream and read_stream_with_poll: (stream, group, vt, qty[, poll]).
-Datum ReadStream(FunctionCallInfo fcinfo, bool poll)
+Datum ReadAsGroup(FunctionCallInfo fcinfo, bool poll)
 {
-	StreamRead read;
+	GroupReader read;
 	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveStream(fcinfo, 0, &read.stream);
@@ -273,7 +273,7 @@ Datum ReadStream(FunctionCallInfo fcinfo, bool poll)
 }
 
 // Resolves (stream, group) and locks the group row. Requires SPI.
-void LockGroupFor(FunctionCallInfo fcinfo, StreamRead *read)
+void LockGroupFor(FunctionCallInfo fcinfo, GroupReader *read)
 {
 	RefuseDuringRecovery(fcinfo);
 	ResolveStream(fcinfo, 0, &read->stream);
@@ -286,16 +286,16 @@ void LockGroupFor(FunctionCallInfo fcinfo, StreamRead *read)
 }  // namespace
 
 // read_stream(stream_name, group_name, vt, qty) -> SETOF message_record
-PGMQ_FUNCTION(pgmq_read_stream) { return ReadStream(fcinfo, false); }
+PGMQ_FUNCTION(pgmq_read_stream) { return ReadAsGroup(fcinfo, false); }
 // read_stream_with_poll(stream_name, group_name, vt, qty, max_poll_seconds,
 // poll_interval_ms) -> SETOF message_record
-PGMQ_FUNCTION(pgmq_read_stream_with_poll) { return ReadStream(fcinfo, true); }
+PGMQ_FUNCTION(pgmq_read_stream_with_poll) { return ReadAsGroup(fcinfo, true); }
 
 // ack(stream_name, group_name, msg_id bigint) -> boolean. A NULL id matches
 // no message.
 PGMQ_FUNCTION(pgmq_ack)
 {
-	StreamRead read;
+	GroupReader read;
 	LockGroupFor(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		PG_RETURN_BOOL(false);
@@ -315,7 +315,7 @@ PGMQ_FUNCTION(pgmq_ack)
 // the group held, in order.
 PGMQ_FUNCTION(pgmq_ack_ids)
 {
-	StreamRead read;
+	GroupReader read;
 	BeginRowsResult(fcinfo);
 	LockGroupFor(fcinfo, &read);
 	if (PG_ARGISNULL(2))
@@ -336,7 +336,7 @@ PGMQ_FUNCTION(pgmq_ack_ids)
 // and acknowledged.
 PGMQ_FUNCTION(pgmq_set_aside)
 {
-	StreamRead read;
+	GroupReader read;
 	LockGroupFor(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		PG_RETURN_BOOL(false);
