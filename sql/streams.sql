@@ -89,6 +89,20 @@ SELECT message, (headers -> 'x-pgmq-dead-letter') - 'moved_at'::text - 'enqueued
        jsonb_array_length(headers -> 'x-pgmq-failures') AS failures
   FROM pgmq.q_orders_dead ORDER BY msg_id;
 SELECT pgmq.set_aside('orders', 'billing', 7, 'no dead-letter queue');
+-- A read that finds only a lease at its limit sets it aside too (and keeps
+-- that, though it returns nothing).
+SELECT pgmq.subscribe('orders', 'once', dead_letter_queue => 'orders_dead', max_deliveries => 1);
+SELECT pgmq.send('orders', '{"order": "once"}') AS once_id \gset
+SELECT msg_id = :once_id AS got_it FROM pgmq.read_stream('orders', 'once', 0, 10);
+SELECT count(*) FROM pgmq.read_stream('orders', 'once', 0, 10);
+SELECT pending, in_flight FROM pgmq.stream_groups('orders') WHERE group_name = 'once';
+SELECT count(*) FROM pgmq.q_orders_dead WHERE headers -> 'x-pgmq-dead-letter' ->> 'group' = 'once';
+-- An empty read takes no transaction id (it only looks, without the lock).
+BEGIN;
+SELECT count(*) FROM pgmq.read_stream('orders', 'once', 30, 10);
+SELECT count(*) FROM pgmq.read_stream_with_poll('orders', 'once', 30, 10, 0, 10);
+SELECT pg_current_xact_id_if_assigned() IS NULL AS no_xid;
+COMMIT;
 
 -- The queue functions that would change a message for every group refuse a stream.
 SELECT * FROM pgmq.read('orders', 30, 1);

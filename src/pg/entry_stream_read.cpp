@@ -2,10 +2,11 @@
 // A consumer group reading a stream (docs/streams.md): read_stream and
 // read_stream_with_poll lease the group's next messages (an expired lease
 // first), ack ends leases, set_aside copies a message to the group's
-// dead-letter queue. A paused stream's reads return nothing. Each read
-// runs in a subtransaction that is rolled back when it finds nothing: a
-// reader that waits (a poll, or a transaction that goes on) holds the
-// group's row lock only when it took messages.
+// dead-letter queue. A paused stream's reads return nothing. A read looks
+// first without the group's lock, so an empty read takes no transaction id;
+// then it reads under the lock in a subtransaction that is rolled back when
+// it changed nothing: a reader that waits (a poll, or a transaction that
+// goes on) holds the group's row lock only when it took messages.
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/dead_letters.hpp"
 #include "pgmq/core/streams.hpp"
@@ -145,7 +146,7 @@ bool NextInWindow(const GroupReader &read, bool cut)
 
 // Delivers the group's first expired lease again (the group row locked,
 // its columns in the last result), or sets it aside at max_deliveries.
-// Returns whether it emitted rows.
+// Returns whether it emitted rows; when not, the lease has ended.
 bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
@@ -171,6 +172,25 @@ bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
 	return false;
 }
 
+// Whether a read would find something: an expired lease, or messages after
+// the group's position (unless an ordered group has a lease out). Reads
+// only, without the group's lock: an empty read takes no transaction id
+// (a lock on the row would take one, and a subtransaction's too).
+bool HasWork(const GroupReader &read, TimestampTz now)
+{
+	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
+	if (ExecuteStreamStatement(read.stream, StreamStatement::GroupState, values) == 0)
+		NoSuchGroup(read.stream, read.group);
+	bool isnull = true;
+	bool none_expired = true;
+	(void) ResultValue(0, 5, INT8OID, &none_expired);
+	if (!none_expired)
+		return true;
+	if (DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull)) && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
+		return false;
+	return NextInWindow(read, false) || NextInWindow(read, true);
+}
+
 // Leases the messages of the last result (NextInWindow) to the group and
 // emits them.
 void LeaseNext(const GroupReader &read, TimestampTz now, TimestampTz vt)
@@ -188,11 +208,46 @@ void LeaseNext(const GroupReader &read, TimestampTz now, TimestampTz vt)
 	Emit(read, ids, 1, now, vt);
 }
 
-// One read: an expired lease again, else the next messages as a new lease
-// (none while an ordered group has a lease out). Returns whether it
-// emitted rows.
-bool ReadOnce(GroupReader *read)
+// One read under the group's lock: an expired lease again, else the next
+// messages as a new lease (none while an ordered group has a lease out).
+// Sets *emitted when it emitted rows, *changed when it changed the group
+// (also by setting a lease aside at max_deliveries).
+void ReadLocked(GroupReader *read, bool *emitted, bool *changed)
 {
+	// Each round either emits, or ends a lease (set aside or gone).
+	for (;;) {
+		CHECK_FOR_INTERRUPTS();
+		const TimestampTz now = GetCurrentTimestamp();
+		const TimestampTz vt = SecondsFromNow(now, read->vt_seconds);
+		LockGroup(*read, now);
+		bool isnull = true;
+		bool none_expired = true;
+		(void) ResultValue(0, 5, INT8OID, &none_expired);
+		if (!none_expired) {
+			*changed = true;
+			if (Redeliver(*read, now, vt)) {
+				*emitted = true;
+				return;
+			}
+			continue;
+		}
+		const bool ordered = DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull));
+		if (ordered && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
+			return;
+		if (NextInWindow(*read, false) || NextInWindow(*read, true)) {
+			LeaseNext(*read, now, vt);
+			*emitted = *changed = true;
+		}
+		return;
+	}
+}
+
+// One attempt of a read (PollUntilClaimed's): whether it emitted rows. It
+// looks first (HasWork), then reads under the lock in a subtransaction that
+// is rolled back when it changed nothing, releasing the lock.
+bool ReadAttempt(void *context)
+{
+	auto *read = static_cast<GroupReader *>(context);
 	QueuePolicy policy;
 	if (read->paused)
 		ReloadPolicy(read->stream, &policy);
@@ -203,39 +258,15 @@ bool ReadOnce(GroupReader *read)
 		return false;
 	bool emitted = false;
 	InStreamScope([&] {
-		// Each round either emits, or ends a lease (set aside or gone).
-		for (;;) {
-			CHECK_FOR_INTERRUPTS();
-			const TimestampTz now = GetCurrentTimestamp();
-			const TimestampTz vt = SecondsFromNow(now, read->vt_seconds);
-			LockGroup(*read, now);
-			bool isnull = true;
-			bool none_expired = true;
-			(void) ResultValue(0, 5, INT8OID, &none_expired);
-			if (!none_expired) {
-				if (Redeliver(*read, now, vt)) {
-					emitted = true;
-					break;
-				}
-				continue;
-			}
-			const bool ordered = DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull));
-			if (ordered && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
-				break;
-			if (NextInWindow(*read, false) || NextInWindow(*read, true)) {
-				LeaseNext(*read, now, vt);
-				emitted = true;
-			}
-			break;
-		}
+		if (!HasWork(*read, GetCurrentTimestamp()))
+			return;
+		KeptIfTrue([&] {
+			bool changed = false;
+			ReadLocked(read, &emitted, &changed);
+			return changed;
+		});
 	});
 	return emitted;
-}
-
-bool ReadAttempt(void *context)
-{
-	auto *read = static_cast<GroupReader *>(context);
-	return KeptIfTrue([read] { return ReadOnce(read); });
 }
 
 // read_stream and read_stream_with_poll: (stream, group, vt, qty[, poll]).
