@@ -430,7 +430,7 @@ def cost(admin):
         # A hundred at a time: a thousand queues in one transaction take
         # about as many locks as the lock table holds.
         for first in range(1, 1001, 100):
-            admin.execute("SELECT pgmq.create('many_' || i) FROM generate_series(%s, %s) AS i", (first, first + 99))
+            admin.execute("SELECT pgmq.create('many_' || i) FROM generate_series(%s::int, %s::int) AS i", (first, first + 99))
         admin.execute("SELECT pgmq.send('many_' || i, '{}') FROM generate_series(1, 1000, 7) AS i")
         admin.execute("SELECT pgmq.read('many_' || i, 600, 1) FROM generate_series(1, 1000, 14) AS i")
         status, many, many_statements, took = overview_statements(c, log)
