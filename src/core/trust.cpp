@@ -100,7 +100,7 @@ constexpr const char kCalls[] =
 	"CROSS JOIN LATERAL (SELECT f.oid, f.proowner, f.provolatile FROM pg_catalog.pg_proc AS f "
 	"WHERE f.oid OPERATOR(pg_catalog.=) m.v[1]::pg_catalog.oid OFFSET 0) AS f "
 	"WHERE f.provolatile OPERATOR(pg_catalog.<>) 'i' "
-	"AND f.oid OPERATOR(pg_catalog.<>) ALL ('{pg_catalog.now(),pg_catalog.transaction_timestamp(),"
+	"AND f.oid OPERATOR(pg_catalog.<>) ALL ('{pg_catalog.now(),pg_catalog.transaction_timestamp(),pg_catalog.pg_current_xact_id(),"
 	"pg_catalog.statement_timestamp(),pg_catalog.clock_timestamp()}'::pg_catalog.regprocedure[]::pg_catalog.oid[]))";
 
 // The owner of a foreign object, for the kinds that have one (NULL for the

@@ -5,6 +5,7 @@
 // most once per interval while wake-ups keep finding nothing.
 #include "pgmq/core/poll_pacing.hpp"
 
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
@@ -133,6 +134,7 @@ void PollUntilClaimed(const core::PollSchedule &schedule, const QueueRef *queues
 void DecodeClaim(FunctionCallInfo fcinfo, core::Statement statement, ClaimRequest *request)
 {
 	ResolveQueue(fcinfo, 0, &request->queue);
+	RefuseStream(request->queue);
 	RequireArgument(fcinfo, 1, "vt");
 	RequireArgument(fcinfo, 2, "qty");
 	request->statement = statement;

@@ -8,6 +8,7 @@
 #include "pgmq/pg/plan_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/standby.hpp"
+#include "pgmq/pg/stream.hpp"
 
 using namespace pgmq;
 using namespace pgmq::pg;
@@ -29,6 +30,7 @@ Datum ActOnOne(FunctionCallInfo fcinfo, core::Statement statement)
 	QueueRef queue;
 	RefuseDuringRecovery(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
+	RefuseStream(queue);
 	SpiConnect();
 	const bool found = RunById(fcinfo, queue, statement, 0) > 0;
 	SpiFinish();
@@ -42,6 +44,7 @@ Datum ActOnMany(FunctionCallInfo fcinfo, core::Statement statement)
 	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
+	RefuseStream(queue);
 	SpiConnect();
 	RunById(fcinfo, queue, statement, 0);
 	// Archive returns the archive's msg_id, delete the queue's.
@@ -58,6 +61,7 @@ Datum SetVt(FunctionCallInfo fcinfo, core::Statement statement, bool vt_is_secon
 	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
+	RefuseStream(queue);
 	RequireArgument(fcinfo, 2, "vt");
 	const TimestampTz vt =
 		vt_is_seconds ? SecondsFromNow(GetCurrentTimestamp(), PG_GETARG_INT32(2)) : PG_GETARG_TIMESTAMPTZ(2);

@@ -12,6 +12,7 @@
 #include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/policy_maintenance.hpp"
 #include "pgmq/pg/queue.hpp"
+#include "pgmq/pg/stream.hpp"
 
 using namespace pgmq;
 using namespace pgmq::pg;
@@ -36,6 +37,14 @@ PGMQ_FUNCTION(pgmq_run_partition_maintenance)
 	// they need no pg_partman.
 	int64 policy_deleted = 0;
 	MaintainPolicies(queue_table, keep, nonatomic ? Commits::Procedure : Commits::None, &policy_deleted);
+	// Streams keep their own partitions: no pg_partman.
+	int64 stream_partitions_made = 0, stream_partitions_reclaimed = 0;
+	MaintainStreams(queue_table, keep, nonatomic ? Commits::Procedure : Commits::None, &stream_partitions_made,
+	                &stream_partitions_reclaimed);
+	if (queue_table != nullptr && IsStreamTable(queue.queue_relid)) {
+		SpiFinish();
+		PG_RETURN_VOID();
+	}
 	Partman partman;
 	FindPartman(&partman);
 	RequirePartman(partman);

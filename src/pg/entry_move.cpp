@@ -8,6 +8,7 @@
 #include "pgmq/core/moves.hpp"
 #include "pgmq/core/statements.hpp"
 
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/plan_cache.hpp"
@@ -101,6 +102,7 @@ PGMQ_FUNCTION(pgmq_move)
 	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &source);
+	RefuseStream(source);
 	ResolveQueue(fcinfo, 1, &target);
 	if (source.queue_relid == target.queue_relid)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("move needs two different queues")));

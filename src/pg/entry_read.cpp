@@ -5,6 +5,7 @@
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/statements.hpp"
 
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
@@ -72,6 +73,7 @@ PGMQ_FUNCTION(pgmq_pop)
 	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
+	RefuseStream(queue);
 	RequireArgument(fcinfo, 1, "qty");
 	const int64 qty = PG_GETARG_INT32(1);
 	RunCore([qty] { core::CheckQuantity(qty); });

@@ -8,6 +8,7 @@
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/statements.hpp"
 
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/queue.hpp"
@@ -63,6 +64,7 @@ void DecodeQueues(FunctionCallInfo fcinfo, MultiRead *read)
 			ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("queue_names cannot contain NULL")));
 		ClaimRequest *request = &read->requests[read->count];
 		ResolveQueueName(DatumGetTextPP(elements[i]), &request->queue);
+		RefuseStream(request->queue);
 		bool repeated = false;
 		for (int j = 0; j < read->count && !repeated; j++)
 			repeated = read->requests[j].queue.queue_relid == request->queue.queue_relid;

@@ -12,6 +12,7 @@
 #include "pgmq/pg/priority.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/standby.hpp"
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/stream_result.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
@@ -19,6 +20,17 @@ using namespace pgmq;
 using namespace pgmq::pg;
 
 namespace {
+
+// A stream delivers in commit order: a send to it takes no delay. ERROR
+// 0A000 when vt (SendVisibleAt) is later than now.
+void RefuseDelayedStreamSend(const QueueRef &queue, TimestampTz vt, TimestampTz now)
+{
+	if (vt > now && IsStreamTable(queue.queue_relid))
+		ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+		                errmsg("\"%.*s\" is a stream: a send to it takes no delay", queue.name_len, queue.name),
+		                errdetail("A stream delivers its messages to every consumer group in commit order."),
+		                errhint("Send without a delay, or delay in the consumer.")));
+}
 
 // Shared body of the six send overloads: (queue, msg, [headers], [delay]).
 Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
@@ -28,8 +40,10 @@ Datum Send(FunctionCallInfo fcinfo, const SendArgs &args)
 	BeginRowsResult(fcinfo);
 	ResolveQueue(fcinfo, 0, &queue);
 	const bool headers_null = args.headers < 0 || PG_ARGISNULL(args.headers);
+	const TimestampTz vt = SendVisibleAt(fcinfo, args);
+	RefuseDelayedStreamSend(queue, vt, GetCurrentTimestamp());
 	Datum values[3] = {PG_GETARG_DATUM(1), headers_null ? Datum(0) : PG_GETARG_DATUM(args.headers),
-	                   TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
+	                   TimestampTzGetDatum(vt)};
 	const char nulls[3] = {NullFlag(PG_ARGISNULL(1)), NullFlag(headers_null), ' '};
 	SpiConnect();
 	// Announced before the insert takes an id (head_hint.hpp).
@@ -66,7 +80,9 @@ Datum SendBatch(FunctionCallInfo fcinfo, const SendArgs &args)
 	ArrayType *msgs = ArrayArgument(fcinfo, 1);
 	ArrayType *headers = ArrayArgument(fcinfo, args.headers);
 	CheckBatchArguments(msgs, headers);
-	Datum values[3] = {PointerGetDatum(msgs), PointerGetDatum(headers), TimestampTzGetDatum(SendVisibleAt(fcinfo, args))};
+	const TimestampTz vt = SendVisibleAt(fcinfo, args);
+	RefuseDelayedStreamSend(queue, vt, GetCurrentTimestamp());
+	Datum values[3] = {PointerGetDatum(msgs), PointerGetDatum(headers), TimestampTzGetDatum(vt)};
 	const char nulls[3] = {' ', NullFlag(!headers), ' '};
 	SpiConnect();
 	BeginSend(queue.queue_relid);

@@ -16,6 +16,7 @@
 // reason in the log, and the launcher carries on with the next database.
 // A database without pgmq or pg_partman is skipped quietly. All three
 // settings take effect on reload.
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/maintenance_worker.hpp"
 
@@ -264,8 +265,12 @@ void pgmq_maintenance_worker_main(Datum)
 	MemoryContext keep = AllocSetContextCreate(TopMemoryContext, "pgmq maintenance", ALLOCSET_DEFAULT_SIZES);
 	int64 policy_deleted = 0;
 	// Retention and deduplication expiry (delivery policies) need no pg_partman.
-	if (has_pgmq)
+	// Nor do streams' partitions.
+	int64 stream_partitions_made = 0, stream_partitions_reclaimed = 0;
+	if (has_pgmq) {
 		MaintainPolicies(nullptr, keep, Commits::Worker, &policy_deleted);
+		MaintainStreams(nullptr, keep, Commits::Worker, &stream_partitions_made, &stream_partitions_reclaimed);
+	}
 	if (has_pgmq && partman.installed) {
 		MaintainedTables list;
 		ListMaintainedTables(partman, nullptr, keep, &list);
@@ -275,6 +280,10 @@ void pgmq_maintenance_worker_main(Datum)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, nullptr);
+	if (stream_partitions_made > 0 || stream_partitions_reclaimed > 0)
+		ereport(DEBUG1, (errmsg("pgmq maintenance of database \"%s\": streams: %lld partitions made, %lld reclaimed",
+		                        target.database, static_cast<long long>(stream_partitions_made),
+		                        static_cast<long long>(stream_partitions_reclaimed))));
 	if (policy_deleted > 0)
 		ereport(DEBUG1, (errmsg("pgmq maintenance of database \"%s\": %lld rows deleted by retention and "
 		                        "deduplication policies", target.database, static_cast<long long>(policy_deleted))));

@@ -1,0 +1,156 @@
+// include/pgmq/core/streams.hpp
+// Streams and consumer groups (docs/streams.md): the DDL of a stream's
+// tables and the SQL text of every step of a group's read, acknowledgement
+// and maintenance. The adapter runs these with search_path pg_catalog,
+// pg_temp (StreamScope), so operators and functions here are the built-in
+// ones. Values are always parameters; table names are quoted by the core.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pgmq::core {
+
+// The header a message set aside for a group carries in the group's
+// dead-letter queue: {stream, group, msg_id, read_ct, enqueued_at, moved_at,
+// reason}. No "queue" key: redrive never sends it back into the stream,
+// where every group would see it again.
+constexpr const char *kStreamDeadLetterHeader = "x-pgmq-dead-letter";
+
+// The first partition's width in transaction ids; later ones follow the rate
+// (NextPartitionXids).
+constexpr int64_t kFirstPartitionXids = 100000;
+// A partition is made when less than this share of the newest one's width
+// is left ahead of the next transaction id.
+constexpr int64_t kPartitionAheadDivisor = 2;
+
+// The width of the next partition: the transaction ids the database used in
+// `seconds_per_partition` at the rate seen since the last one was made
+// (`xids_used` in `seconds_elapsed`), between 1,000 and 1,000,000,000.
+int64_t NextPartitionXids(int64_t xids_used, double seconds_elapsed, double seconds_per_partition);
+
+// How long a partition should cover: a quarter of the retention, between a
+// minute and a day.
+double SecondsPerPartition(double retention_seconds);
+
+// A stream's partition names: q_<name>_p<n>, q_<name>_default.
+std::string StreamPartitionName(std::string_view queue_table, int64_t n);
+std::string StreamDefaultPartitionName(std::string_view queue_table);
+
+// create_stream: the partitioned message table (upstream's columns plus xid),
+// its msg_id index, its default partition, and an (always empty) archive
+// table of the usual shape, so the catalog functions see the usual pair.
+std::vector<std::string> CreateStreamStatements(std::string_view queue_table, std::string_view archive_table);
+
+// ($1 stream, $2 relid, $3 retention, $4 max_retention): the streams row.
+std::string InsertStreamSql();
+
+// Makes partition [from, to) (transaction ids) of the stream table: created
+// on its own, then attached (a SHARE UPDATE EXCLUSIVE lock on the stream
+// table: sends go on). Two statements.
+std::vector<std::string> CreateStreamPartitionStatements(std::string_view queue_table, std::string_view partition,
+                                                         uint64_t from, uint64_t to);
+
+// ($1 stream, $2 now) -> partitions_made, partition_xids, seconds since the
+// last partition was made (NULL: none), xids used since then, the upper
+// bound of the newest partition (NULL: none), the next transaction id, and
+// the retention in seconds.
+std::string StreamPartitionStateSql();
+// ($1 stream, $2 partitions_made, $3 partition_xids, $4 next xid as text, $5 now).
+std::string NoteStreamPartitionSql();
+
+// ($1 stream table oid) -> partition name, from, to (xid8; NULL for the
+// default partition), is_default, bytes, in xid order.
+std::string StreamPartitionsSql();
+
+// The newest message's enqueued_at (its transaction's start) in a partition,
+// from the end of its key: no scan.
+std::string NewestInPartitionSql(std::string_view partition);
+
+// ($1 stream, $2 to xid as text, $3 now, $4 retention s, $5 max_retention s)
+// -> whether range partition `partition` may go: no running transaction can
+// still write to it; and it is empty, or its newest message is older than
+// max_retention, or older than the retention with every group's window
+// starting past it and none of it in a lease.
+std::string PartitionReclaimableSql(std::string_view partition);
+
+// ($1 stream, $2 now, $3 retention s, $4 max_retention s): deletes the rows
+// of the default partition (where sends land only when maintenance fell
+// behind) that every group has passed and the retention lets go, row by row.
+std::string DefaultPartitionCleanupSql(std::string_view partition);
+
+// subscribe: ($1 stream, $2 group, $3 since or NULL, $4 ordered, $5 dead-letter
+// queue or NULL, $6 max_deliveries or NULL). A new group starts after what
+// is committed now (since NULL), or at the beginning with a floor on
+// enqueued_at; an existing one keeps its cursor and takes the options.
+// Returns whether the group is new.
+std::string SubscribeSql();
+
+// ($1 stream, $2 group) -> true when a group was removed.
+std::string UnsubscribeSql();
+
+// seek: ($1 stream, $2 group, $3 floor msg_id or NULL, $4 floor time or NULL):
+// an empty window before every transaction, the floor for the next window,
+// no leases. Returns a row when the group exists.
+std::string SeekSql();
+
+// Locks the group row: ($1 stream, $2 group, $3 now as epoch seconds) ->
+// ordered, max_deliveries, dead_letter_queue, the number of leases, and the
+// first expired lease: batch, deliveries, msg_ids (int8[]), its first and
+// last xid (text); NULL when none has expired.
+std::string LockGroupSql();
+
+// The next messages of the group's current window after its position, at
+// most $3, in (xid, msg_id) order: ($1 stream, $2 group, $3 qty) -> one row:
+// their msg_ids (int8[], NULL when none), the first xid (text), the last
+// (xid8, and as text) and its msg_id, and with cut the new window_end. With cut, the
+// window that starts at the group's window_end and ends at the current
+// snapshot instead; floors apply only after the empty window seek leaves.
+std::string WindowMessagesSql(std::string_view queue_table, bool cut);
+
+// Records a new lease after a read: ($1 stream, $2 group, $3 msg_ids int8[],
+// $4 lease end epoch seconds, $5 new window_end or NULL (no cut), $6
+// position xid8, $7 position msg_id, $8 now, $9 first xid, $10 last xid
+// (text)) -> the batch number. A cut keeps the floors only when it ends the
+// empty window of a seek.
+std::string RecordLeaseSql();
+
+// The leased messages as message_record rows: ($1 msg_ids int8[], $2
+// read_ct, $3 now (last_read_at), $4 vt, $5 first xid, $6 last xid (text)),
+// in (xid, msg_id) order.
+std::string EmitSql(std::string_view queue_table);
+
+// Extends an expired lease for another delivery: ($1 stream, $2 group, $3
+// batch, $4 lease end epoch seconds, $5 now) -> deliveries so far.
+std::string RenewLeaseSql();
+
+// Locks the group row: ($1 stream, $2 group) -> a row when it exists.
+std::string LockGroupOnlySql();
+
+// Acknowledges (after LockGroupOnlySql): ($1 stream, $2 group, $3 ids int8[], $4 now) -> each id the
+// group held a lease on, removed from its lease (a lease with no id left
+// goes). No update when none was held.
+std::string AckSql();
+
+// Whether the group holds a lease on $3: ($1 stream, $2 group, $3 msg_id) ->
+// deliveries of its lease, or no row.
+std::string LeaseOfSql();
+
+// Copies messages to a group's dead-letter queue: ($1 ids int8[], $2 stream,
+// $3 group, $4 now, $5 reason or NULL, $6 deliveries) -> msg_id in the
+// dead-letter queue of each.
+std::string SetAsideSql(std::string_view queue_table, std::string_view dead_letter_table);
+
+// The groups' figures: ($1 stream or NULL) -> stream, group, and the columns
+// of pgmq.stream_groups after them, for streams the caller may see. pending
+// counts messages of the stream table after the group's cursor.
+std::string GroupsSql();
+// ($1 stream, $2 group, $3 stream table oid) -> pending, oldest pending
+// enqueued_at, and the bytes of the partitions the group has not passed.
+std::string GroupBacklogSql(std::string_view queue_table);
+
+}  // namespace pgmq::core
+
+#include "pgmq/core/no_postgres.hpp"

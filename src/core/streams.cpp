@@ -1,0 +1,302 @@
+// src/core/streams.cpp
+// SQL text of streams and consumer groups (see streams.hpp). Run with
+// search_path pg_catalog, pg_temp: built-in operators and functions resolve
+// without qualification. May throw std::bad_alloc.
+#include "pgmq/core/streams.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pgmq/core/dead_letters.hpp"
+#include "pgmq/core/queue_name.hpp"
+
+namespace pgmq::core {
+
+namespace {
+
+constexpr const char *kGroupIs = " WHERE g.stream_name = $1 AND g.group_name = $2";
+
+// The messages of group `g`'s window from `start` to `end` (pg_snapshot
+// expressions) that come after its position, as its `q` rows.
+std::string InWindow(const std::string &start, const std::string &end)
+{
+	return "q.xid >= pg_snapshot_xmin(" + start + ") AND q.xid < pg_snapshot_xmax(" + end +
+	       ") AND pg_visible_in_snapshot(q.xid, " + end + ") AND NOT pg_visible_in_snapshot(q.xid, " + start + ")";
+}
+
+// The floors of a seek or a subscribe from a time (see RecordLeaseSql).
+constexpr const char *kFloors =
+	"(g.floor_id IS NULL OR q.msg_id >= g.floor_id) AND (g.floor_time IS NULL OR q.enqueued_at >= g.floor_time)";
+
+// Whether g's window_end is the empty snapshot seek and subscribe leave.
+constexpr const char *kEmptyWindowEnd = "pg_snapshot_xmax(g.window_end) <= '1'::xid8";
+
+
+}  // namespace
+
+int64_t NextPartitionXids(int64_t xids_used, double seconds_elapsed, double seconds_per_partition)
+{
+	constexpr double kMin = 1000, kMax = 1000000000;
+	if (xids_used <= 0 || !(seconds_elapsed > 0))
+		return kFirstPartitionXids;
+	const double width = static_cast<double>(xids_used) / seconds_elapsed * seconds_per_partition;
+	return static_cast<int64_t>(std::clamp(std::isfinite(width) ? width : kMax, kMin, kMax));
+}
+
+double SecondsPerPartition(double retention_seconds)
+{
+	return std::clamp(retention_seconds / 4, 60.0, 86400.0);
+}
+
+std::string StreamPartitionName(std::string_view queue_table, int64_t n)
+{
+	return std::string(queue_table) + "_p" + std::to_string(n);
+}
+
+std::string StreamDefaultPartitionName(std::string_view queue_table) { return std::string(queue_table) + "_default"; }
+
+std::vector<std::string> CreateStreamStatements(std::string_view queue_table, std::string_view archive_table)
+{
+	const std::string q = QualifiedTable(queue_table);
+	// Upstream's columns, in upstream's order, then xid. The key leads with
+	// xid: a window is an xid range, read in (xid, msg_id) order.
+	return {
+		"CREATE TABLE " + q +
+			" (msg_id BIGINT GENERATED ALWAYS AS IDENTITY, read_ct INT DEFAULT 0 NOT NULL, "
+			"enqueued_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL, last_read_at TIMESTAMP WITH TIME ZONE, "
+			"vt TIMESTAMP WITH TIME ZONE NOT NULL, message jsonb, headers jsonb, "
+			"xid xid8 DEFAULT pg_current_xact_id() NOT NULL, PRIMARY KEY (xid, msg_id)) PARTITION BY RANGE (xid)",
+		"CREATE INDEX " + QuoteIdentifier(std::string(queue_table) + "_msg_id_idx") + " ON " + q + " (msg_id)",
+		"CREATE TABLE " + QualifiedTable(StreamDefaultPartitionName(queue_table)) + " PARTITION OF " + q + " DEFAULT",
+		"CREATE TABLE " + QualifiedTable(archive_table) +
+			" (msg_id BIGINT PRIMARY KEY, read_ct INT DEFAULT 0 NOT NULL, "
+			"enqueued_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL, last_read_at TIMESTAMP WITH TIME ZONE, "
+			"archived_at TIMESTAMP WITH TIME ZONE DEFAULT now() NOT NULL, vt TIMESTAMP WITH TIME ZONE NOT NULL, "
+			"message jsonb, headers jsonb)",
+	};
+}
+
+std::string InsertStreamSql()
+{
+	return "INSERT INTO pgmq.streams (stream_name, stream_relid, retention, max_retention) VALUES ($1, $2, $3, $4)";
+}
+
+std::vector<std::string> CreateStreamPartitionStatements(std::string_view queue_table, std::string_view partition,
+                                                         uint64_t from, uint64_t to)
+{
+	const std::string p = QualifiedTable(partition);
+	// Made empty and apart, then attached: only SHARE UPDATE EXCLUSIVE on the
+	// stream table, so sends go on (and the default partition, usually
+	// empty, is checked for rows of the range).
+	return {
+		"CREATE TABLE " + p + " (LIKE " + QualifiedTable(queue_table) + " INCLUDING DEFAULTS)",
+		"ALTER TABLE " + QualifiedTable(queue_table) + " ATTACH PARTITION " + p + " FOR VALUES FROM ('" +
+			std::to_string(from) + "') TO ('" + std::to_string(to) + "')",
+	};
+}
+
+std::string StreamPartitionStateSql()
+{
+	return "SELECT s.partitions_made, s.partition_xids, extract(epoch FROM $2::timestamptz - s.partitioned_at)::float8, "
+	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8 - s.partitioned_xid::text::int8, "
+	       "(SELECT max(b.m[2]::int8) FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid, "
+	       "LATERAL (SELECT regexp_match(pg_get_expr(c.relpartbound, c.oid), '^FOR VALUES FROM \\(''(\\d+)''\\) TO "
+	       "\\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = s.stream_relid), "
+	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8, extract(epoch FROM s.retention)::float8 "
+	       "FROM pgmq.streams AS s WHERE s.stream_name = $1";
+}
+
+std::string NoteStreamPartitionSql()
+{
+	return "UPDATE pgmq.streams SET partitions_made = $2, partition_xids = $3, partitioned_at = $5, "
+	       "partitioned_xid = $4::text::xid8 WHERE stream_name = $1";
+}
+
+std::string StreamPartitionsSql()
+{
+	return "SELECT c.relname::text, b.m[1]::xid8, b.m[2]::xid8, c.relpartbound IS NOT NULL AND b.m IS NULL, "
+	       "pg_total_relation_size(c.oid) FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid, "
+	       "LATERAL (SELECT regexp_match(pg_get_expr(c.relpartbound, c.oid), '^FOR VALUES FROM \\(''(\\d+)''\\) TO "
+	       "\\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = $1 ORDER BY b.m[1]::xid8 NULLS FIRST";
+}
+
+std::string NewestInPartitionSql(std::string_view partition)
+{
+	// The last transaction's start: the key's last entry, not a scan.
+	return "SELECT q.enqueued_at FROM " + QualifiedTable(partition) + " AS q ORDER BY q.xid DESC, q.msg_id DESC LIMIT 1";
+}
+
+std::string PartitionReclaimableSql(std::string_view partition)
+{
+	const std::string p = QualifiedTable(partition);
+	return "WITH newest AS (" + NewestInPartitionSql(partition) +
+	       "), leased AS (SELECT (i.v)::int8 AS id FROM pgmq.consumer_groups AS g, jsonb_array_elements(g.leases) AS l, "
+	       "jsonb_array_elements(l.value -> 'ids') AS i(v) WHERE g.stream_name = $1) SELECT CASE "
+	       "WHEN $2::xid8 > pg_snapshot_xmin(pg_current_snapshot()) THEN false "
+	       "WHEN NOT EXISTS (SELECT FROM newest) THEN true "
+	       "WHEN (SELECT enqueued_at FROM newest) < $3 - make_interval(secs => $5) THEN true "
+	       "WHEN (SELECT enqueued_at FROM newest) >= $3 - make_interval(secs => $4) THEN false "
+	       "WHEN EXISTS (SELECT FROM pgmq.consumer_groups AS g WHERE g.stream_name = $1 "
+	       "AND pg_snapshot_xmin(g.window_start) < $2::xid8) THEN false "
+	       "ELSE NOT EXISTS (SELECT FROM " + p + " AS q WHERE q.msg_id IN (SELECT id FROM leased)) END";
+}
+
+std::string DefaultPartitionCleanupSql(std::string_view partition)
+{
+	// Rows land in the default partition only when maintenance fell behind;
+	// they go row by row (a TRUNCATE could take rows committed after the
+	// check), once every group has passed them and the retention allows.
+	return "DELETE FROM " + QualifiedTable(partition) +
+	       " AS q WHERE (q.enqueued_at < $2 - make_interval(secs => $4)) OR (q.enqueued_at < $2 - make_interval(secs => "
+	       "$3) AND q.xid < pg_snapshot_xmin(pg_current_snapshot()) AND NOT EXISTS (SELECT FROM pgmq.consumer_groups "
+	       "AS g WHERE g.stream_name = $1 AND (pg_snapshot_xmin(g.window_start) <= q.xid OR g.leases @> "
+	       "jsonb_build_array(jsonb_build_object('ids', jsonb_build_array(q.msg_id))))))";
+}
+
+std::string SubscribeSql()
+{
+	return "INSERT INTO pgmq.consumer_groups AS g (stream_name, group_name, window_start, window_end, floor_time, "
+	       "ordered, dead_letter_queue, max_deliveries) VALUES ($1, $2, "
+	       "CASE WHEN $3::timestamptz IS NULL THEN pg_current_snapshot() ELSE '1:1:'::pg_snapshot END, "
+	       "CASE WHEN $3::timestamptz IS NULL THEN pg_current_snapshot() ELSE '1:1:'::pg_snapshot END, "
+	       "CASE WHEN $3::timestamptz > '-infinity' THEN $3 END, $4, $5, $6) "
+	       "ON CONFLICT (stream_name, group_name) DO UPDATE SET ordered = excluded.ordered, "
+	       "dead_letter_queue = excluded.dead_letter_queue, max_deliveries = excluded.max_deliveries "
+	       "RETURNING g.xmax = '0'::xid";
+}
+
+std::string UnsubscribeSql()
+{
+	return std::string("DELETE FROM pgmq.consumer_groups AS g") + kGroupIs + " RETURNING true";
+}
+
+std::string SeekSql()
+{
+	return std::string("UPDATE pgmq.consumer_groups AS g SET window_start = '1:1:', window_end = '1:1:', "
+	                   "position_xid = NULL, position_id = NULL, floor_id = $3, floor_time = $4, leases = '[]'") +
+	       kGroupIs + " RETURNING true";
+}
+
+std::string LockGroupSql()
+{
+	return std::string("SELECT g.ordered, g.max_deliveries, g.dead_letter_queue::text, jsonb_array_length(g.leases), "
+	                   "e.b, e.n, e.ids, e.x0, e.x1 FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
+	                   "(l.value ->> 'b')::int8 AS b, (l.value ->> 'n')::int AS n, ARRAY(SELECT (i.v)::int8 FROM "
+	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids, l.value ->> 'x0' AS x0, "
+	                   "l.value ->> 'x1' AS x1 FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
+	                   "<= $3 ORDER BY (l.value ->> 'b')::int8 LIMIT 1) AS e ON true") +
+	       kGroupIs + " FOR NO KEY UPDATE OF g";
+}
+
+std::string WindowMessagesSql(std::string_view queue_table, bool cut)
+{
+	const std::string q = QualifiedTable(queue_table);
+	std::string next;
+	if (!cut)
+		next = std::string("WITH s AS (SELECT NULL::pg_snapshot AS cut), m AS (SELECT q.msg_id, q.xid FROM "
+		                   "pgmq.consumer_groups AS g, LATERAL (SELECT q.msg_id, q.xid FROM ") +
+		       q + " AS q WHERE " + InWindow("g.window_start", "g.window_end") +
+		       " AND (g.position_xid IS NULL OR (q.xid, q.msg_id) > (g.position_xid, g.position_id)) AND " + kFloors +
+		       " ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
+	else
+		next = std::string("WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS cut), m AS (SELECT q.msg_id, q.xid "
+		                   "FROM pgmq.consumer_groups AS g, s, LATERAL (SELECT q.msg_id, q.xid FROM ") +
+		       q + " AS q WHERE " + InWindow("g.window_end", "s.cut") + " AND (NOT " + kEmptyWindowEnd + " OR " +
+		       kFloors + ") ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
+	return next + " SELECT array_agg(m.msg_id ORDER BY m.xid, m.msg_id), "
+	              "(array_agg(m.xid ORDER BY m.xid, m.msg_id))[1]::text, "
+	              "(array_agg(m.xid ORDER BY m.xid DESC, m.msg_id DESC))[1], "
+	              "(array_agg(m.xid ORDER BY m.xid DESC, m.msg_id DESC))[1]::text, "
+	              "(array_agg(m.msg_id ORDER BY m.xid DESC, m.msg_id DESC))[1], (SELECT s.cut FROM s) FROM m";
+}
+
+std::string RecordLeaseSql()
+{
+	const std::string keep_floor = std::string("CASE WHEN $5::pg_snapshot IS NULL OR ") + kEmptyWindowEnd + " THEN g.";
+	return std::string("UPDATE pgmq.consumer_groups AS g SET leases = g.leases || jsonb_build_array(jsonb_build_object("
+	                   "'b', g.next_batch, 'ids', to_jsonb($3::int8[]), 'vt', $4::float8, 'n', 1, 'x0', $9::text, "
+	                   "'x1', $10::text)), next_batch = g.next_batch + 1, "
+	                   "window_start = CASE WHEN $5::pg_snapshot IS NULL THEN g.window_start ELSE g.window_end END, "
+	                   "window_end = coalesce($5::pg_snapshot, g.window_end), ") +
+	       "floor_id = " + keep_floor + "floor_id END, floor_time = " + keep_floor +
+	       "floor_time END, position_xid = $6, position_id = $7, last_read_at = $8" + kGroupIs +
+	       " RETURNING g.next_batch - 1";
+}
+
+std::string EmitSql(std::string_view queue_table)
+{
+	return "SELECT q.msg_id, $2::int4, q.enqueued_at, $3::timestamptz, $4::timestamptz, q.message, q.headers FROM " +
+	       QualifiedTable(queue_table) +
+	       " AS q WHERE q.xid >= $5::xid8 AND q.xid <= $6::xid8 AND q.msg_id = ANY ($1) ORDER BY q.xid, q.msg_id";
+}
+
+std::string RenewLeaseSql()
+{
+	return std::string("UPDATE pgmq.consumer_groups AS g SET leases = (SELECT jsonb_agg(CASE WHEN (e.l ->> 'b')::int8 = $3 "
+	                   "THEN e.l || jsonb_build_object('vt', $4::float8, 'n', (e.l ->> 'n')::int + 1) ELSE e.l END "
+	                   "ORDER BY e.o) FROM jsonb_array_elements(g.leases) WITH ORDINALITY AS e(l, o)), "
+	                   "last_read_at = $5") +
+	       kGroupIs + " RETURNING (SELECT (l.value ->> 'n')::int FROM jsonb_array_elements(g.leases) AS l "
+	                  "WHERE (l.value ->> 'b')::int8 = $3)";
+}
+
+std::string LockGroupOnlySql()
+{
+	return std::string("SELECT FROM pgmq.consumer_groups AS g") + kGroupIs + " FOR NO KEY UPDATE";
+}
+
+std::string AckSql()
+{
+	return std::string("WITH held AS (SELECT DISTINCT (i.v)::int8 AS msg_id FROM pgmq.consumer_groups AS g, "
+	                   "jsonb_array_elements(g.leases) AS l, jsonb_array_elements(l.value -> 'ids') AS i(v)") +
+	       kGroupIs + " AND (i.v)::int8 = ANY ($3)), done AS (UPDATE pgmq.consumer_groups AS g SET leases = coalesce(("
+	                  "SELECT jsonb_agg(jsonb_set(e.l, '{ids}', k.ids) ORDER BY e.o) FROM jsonb_array_elements(g.leases) "
+	                  "WITH ORDINALITY AS e(l, o), LATERAL (SELECT coalesce(jsonb_agg(i.v ORDER BY i.p), '[]') AS ids "
+	                  "FROM jsonb_array_elements(e.l -> 'ids') WITH ORDINALITY AS i(v, p) WHERE (i.v)::int8 <> ALL ($3)) "
+	                  "AS k WHERE jsonb_array_length(k.ids) > 0), '[]'), last_ack_at = $4" +
+	       kGroupIs + " AND EXISTS (SELECT FROM held)) SELECT msg_id FROM held ORDER BY msg_id";
+}
+
+std::string LeaseOfSql()
+{
+	return std::string("SELECT (l.value ->> 'n')::int FROM pgmq.consumer_groups AS g, jsonb_array_elements(g.leases) AS l") +
+	       kGroupIs + " AND l.value -> 'ids' @> to_jsonb($3::int8) LIMIT 1";
+}
+
+std::string SetAsideSql(std::string_view queue_table, std::string_view dead_letter_table)
+{
+	const std::string headers = FailureAppendedSql("m.headers", "$5::text", "$4::timestamptz", "$6::int");
+	const std::string why = "jsonb_build_object('stream', $2::text, 'group', $3::text, 'msg_id', m.msg_id, "
+	                        "'read_ct', $6::int, 'enqueued_at', m.enqueued_at, 'moved_at', $4::timestamptz, "
+	                        "'reason', $5::text)";
+	const std::string key = std::string("'") + kStreamDeadLetterHeader + "'";
+	return "INSERT INTO " + QualifiedTable(dead_letter_table) + " (vt, message, headers) SELECT $4, m.message, "
+	       "CASE WHEN jsonb_typeof(h.h) = 'object' THEN h.h || jsonb_build_object(" + key + ", " + why +
+	       ") ELSE jsonb_build_object(" + key + ", " + why + " || jsonb_build_object('headers', h.h)) END FROM " +
+	       QualifiedTable(queue_table) + " AS m, LATERAL (SELECT " + headers +
+	       " AS h) AS h WHERE m.msg_id = ANY ($1) ORDER BY m.xid, m.msg_id RETURNING msg_id";
+}
+
+std::string GroupsSql()
+{
+	return "SELECT g.stream_name::text, g.group_name::text, s.stream_relid::oid, (SELECT coalesce(sum("
+	       "jsonb_array_length(l.value -> 'ids')), 0) FROM jsonb_array_elements(g.leases) AS l)::int8, g.last_read_at, "
+	       "g.last_ack_at, g.ordered, g.dead_letter_queue::text, g.max_deliveries, g.subscribed_at "
+	       "FROM pgmq.consumer_groups AS g JOIN pgmq.streams AS s ON s.stream_name = g.stream_name "
+	       "WHERE $1::text IS NULL OR g.stream_name = $1 ORDER BY 1, 2";
+}
+
+std::string GroupBacklogSql(std::string_view queue_table)
+{
+	return std::string("SELECT count(q.msg_id), min(q.enqueued_at), (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) "
+	                   "FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid, LATERAL (SELECT regexp_match("
+	                   "pg_get_expr(c.relpartbound, c.oid), 'TO \\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = $3 "
+	                   "AND (b.m IS NULL OR b.m[1]::xid8 > pg_snapshot_xmin(g.window_start)))::int8 "
+	                   "FROM pgmq.consumer_groups AS g LEFT JOIN ") +
+	       QualifiedTable(queue_table) + " AS q ON q.xid >= pg_snapshot_xmin(g.window_start) AND NOT "
+	       "pg_visible_in_snapshot(q.xid, g.window_start) AND NOT (g.position_xid IS NOT NULL AND "
+	       "pg_visible_in_snapshot(q.xid, g.window_end) AND (q.xid, q.msg_id) <= (g.position_xid, g.position_id)) AND " +
+	       kFloors + kGroupIs + " GROUP BY g.stream_name, g.group_name";
+}
+
+}  // namespace pgmq::core

@@ -1,0 +1,365 @@
+// src/pg/entry_stream_read.cpp
+// A consumer group reading a stream (docs/streams.md): read_stream and
+// read_stream_with_poll lease the group's next messages (an expired lease
+// first), ack ends leases, set_aside copies a message to the group's
+// dead-letter queue. Each read runs in a subtransaction that is rolled back
+// when it finds nothing: a reader that waits (a poll, or a transaction
+// that goes on) holds the group's row lock only when it took messages.
+#include "pgmq/core/arguments.hpp"
+#include "pgmq/core/dead_letters.hpp"
+#include "pgmq/core/streams.hpp"
+
+#include "pgmq/pg/claim.hpp"
+#include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/head_hint.hpp"
+#include "pgmq/pg/message_args.hpp"
+#include "pgmq/pg/standby.hpp"
+#include "pgmq/pg/stream.hpp"
+#include "pgmq/pg/table_shape.hpp"
+#include "pgmq/pg/wakeup.hpp"
+
+extern "C" {
+#include "catalog/pg_type_d.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+}
+
+using namespace pgmq;
+using namespace pgmq::pg;
+
+namespace {
+
+struct StreamRead {
+	FunctionCallInfo fcinfo;
+	QueueRef stream;
+	Datum name;
+	Datum group;
+	int32 vt_seconds;
+	int32 qty;
+};
+
+double EpochSeconds(TimestampTz t) { return static_cast<double>(t - SetEpochTimestamp()) / USECS_PER_SEC; }
+
+// Runs fn (a POD frame returning bool) in a subtransaction, kept when fn
+// returns true and rolled back (its row locks released) when it returns
+// false. An error rolls it back and is raised again.
+template <typename Fn>
+bool KeptIfTrue(Fn &&fn)
+{
+	MemoryContext context = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool kept = false;
+	BeginInternalSubTransaction(nullptr);
+	MemoryContextSwitchTo(context);
+	PG_TRY();
+	{
+		kept = fn();
+		if (kept)
+			ReleaseCurrentSubTransaction();
+		else
+			RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		ErrorData *error = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(context);
+		CurrentResourceOwner = owner;
+		ReThrowError(error);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(context);
+	CurrentResourceOwner = owner;
+	return kept;
+}
+
+// Locks the group row (LockGroupSql); ERROR when there is no such group.
+void LockGroup(const StreamRead &read, TimestampTz now)
+{
+	Oid types[3] = {TEXTOID, TEXTOID, FLOAT8OID};
+	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
+	uint64 rows = 0;
+	RunCore([&] { rows = ExecuteOnce(core::LockGroupSql(), 3, types, values); });
+	if (rows == 0)
+		NoSuchGroup(read.stream, read.group);
+}
+
+// Ends the group's leases on ids (int8[]); the ids it held are the last
+// result's rows. The group row must be locked.
+uint64 AckIds(Datum name, Datum group, Datum ids)
+{
+	Oid types[4] = {TEXTOID, TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID};
+	Datum values[4] = {name, group, ids, TimestampTzGetDatum(GetCurrentTimestamp())};
+	uint64 rows = 0;
+	RunCore([&] { rows = ExecuteOnce(core::AckSql(), 4, types, values); });
+	return rows;
+}
+
+// Copies the messages ids (int8[]) to the dead-letter queue `dead_letter`
+// (text) with the group, the reason (NULL: none) and their deliveries.
+void SetAside(const StreamRead &read, Datum dead_letter, Datum ids, Datum reason, int32 deliveries)
+{
+	QueueRef target;
+	ResolveQueueName(DatumGetTextPP(dead_letter), &target);
+	RefuseStream(target);
+	VerifyTableShape(target.queue_relid, target.queue_table, TableRole::Queue);
+	Oid types[6] = {INT8ARRAYOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID, INT4OID};
+	Datum values[6] = {ids, read.name, read.group, TimestampTzGetDatum(GetCurrentTimestamp()), reason,
+	                   Int32GetDatum(deliveries)};
+	const char nulls[6] = {' ', ' ', ' ', ' ', NullFlag(reason == Datum(0)), ' '};
+	BeginSend(target.queue_relid);  // inserts into the queue, as a send (head_hint.hpp)
+	RunCore([&] {
+		ExecuteOnce(core::SetAsideSql(read.stream.queue_table, target.queue_table), 6, types, values, nulls);
+	});
+	EndSend();
+	NoteMessagesSent(target);
+}
+
+// Emits the leased messages ids (int8[]) as message_record rows.
+uint64 Emit(const StreamRead &read, Datum ids, int32 read_ct, TimestampTz now, TimestampTz vt, Datum first_xid,
+            Datum last_xid)
+{
+	Oid types[6] = {INT8ARRAYOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, TEXTOID};
+	Datum values[6] = {ids, Int32GetDatum(read_ct), TimestampTzGetDatum(now), TimestampTzGetDatum(vt), first_xid, last_xid};
+	uint64 rows = 0;
+	RunCore([&] { rows = ExecuteOnce(core::EmitSql(read.stream.queue_table), 6, types, values); });
+	if (rows > 0)
+		EmitRows(read.fcinfo, read.stream.queue_table);
+	return rows;
+}
+
+// The group's next messages (window `cut` or not, WindowMessagesSql): true
+// with their row in the last result, false when there are none.
+bool NextInWindow(const StreamRead &read, bool cut)
+{
+	Oid types[3] = {TEXTOID, TEXTOID, INT4OID};
+	Datum values[3] = {read.name, read.group, Int32GetDatum(read.qty)};
+	RunCore([&] { ExecuteOnce(core::WindowMessagesSql(read.stream.queue_table, cut), 3, types, values); });
+	bool isnull = true;
+	(void) ResultValue(0, 1, INT8ARRAYOID, &isnull);
+	return !isnull;
+}
+
+// Delivers the group's first expired lease again (the group row locked,
+// its columns in the last result), or sets it aside at max_deliveries.
+// Returns whether it emitted rows.
+bool Redeliver(const StreamRead &read, TimestampTz now, TimestampTz vt)
+{
+	bool isnull = true;
+	bool no_max = true;
+	const int32 max_deliveries = DatumGetInt32(ResultValue(0, 2, INT4OID, &no_max));
+	bool no_dead_letter = true;
+	const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
+	const Datum batch = ResultValue(0, 5, INT8OID, &isnull);
+	const int32 deliveries = DatumGetInt32(ResultValue(0, 6, INT4OID, &isnull));
+	const Datum ids = ResultValue(0, 7, INT8ARRAYOID, &isnull);
+	const Datum first_xid = ResultValue(0, 8, TEXTOID, &isnull);
+	const Datum last_xid = ResultValue(0, 9, TEXTOID, &isnull);
+	if (!no_max && deliveries >= max_deliveries) {
+		if (!no_dead_letter)
+			SetAside(read, dead_letter, ids, CStringGetTextDatum(core::kDeliveryLimitReason), deliveries);
+		AckIds(read.name, read.group, ids);
+		return false;
+	}
+	Oid types[5] = {TEXTOID, TEXTOID, INT8OID, FLOAT8OID, TIMESTAMPTZOID};
+	Datum values[5] = {read.name, read.group, batch, Float8GetDatum(EpochSeconds(vt)), TimestampTzGetDatum(now)};
+	RunCore([&] { ExecuteOnce(core::RenewLeaseSql(), 5, types, values); });
+	if (Emit(read, ids, deliveries + 1, now, vt, first_xid, last_xid) > 0)
+		return true;
+	// Gone (its partition reclaimed at max_retention): the lease goes too.
+	AckIds(read.name, read.group, ids);
+	return false;
+}
+
+// Leases the messages of the last result (NextInWindow) to the group and
+// emits them.
+void LeaseNext(const StreamRead &read, TimestampTz now, TimestampTz vt)
+{
+	bool isnull = true;
+	const Datum ids = ResultValue(0, 1, INT8ARRAYOID, &isnull);
+	const Datum first_xid = ResultValue(0, 2, TEXTOID, &isnull);
+	const Datum position_xid = ResultValue(0, 3, XID8OID, &isnull);
+	const Datum last_xid = ResultValue(0, 4, TEXTOID, &isnull);
+	const Datum position_id = ResultValue(0, 5, INT8OID, &isnull);
+	bool no_cut = true;
+	const Datum cut = ResultValue(0, 6, PG_SNAPSHOTOID, &no_cut);
+	Oid types[10] = {TEXTOID, TEXTOID, INT8ARRAYOID, FLOAT8OID, PG_SNAPSHOTOID,
+	                 XID8OID, INT8OID, TIMESTAMPTZOID, TEXTOID, TEXTOID};
+	Datum values[10] = {read.name,    read.group,  ids, Float8GetDatum(EpochSeconds(vt)), cut, position_xid,
+	                    position_id, TimestampTzGetDatum(now), first_xid, last_xid};
+	const char nulls[10] = {' ', ' ', ' ', ' ', NullFlag(no_cut), ' ', ' ', ' ', ' ', ' '};
+	RunCore([&] { ExecuteOnce(core::RecordLeaseSql(), 10, types, values, nulls); });
+	Emit(read, ids, 1, now, vt, first_xid, last_xid);
+}
+
+// One read: an expired lease again, else the next messages as a new lease
+// (none while an ordered group has a lease out). Returns whether it
+// emitted rows.
+bool ReadOnce(StreamRead *read)
+{
+	bool emitted = false;
+	InStreamScope([&] {
+		// Each round either emits, or ends a lease (set aside or gone).
+		for (;;) {
+			CHECK_FOR_INTERRUPTS();
+			const TimestampTz now = GetCurrentTimestamp();
+			const TimestampTz vt = SecondsFromNow(now, read->vt_seconds);
+			LockGroup(*read, now);
+			bool isnull = true;
+			bool none_expired = true;
+			(void) ResultValue(0, 5, INT8OID, &none_expired);
+			if (!none_expired) {
+				if (Redeliver(*read, now, vt)) {
+					emitted = true;
+					break;
+				}
+				continue;
+			}
+			const bool ordered = DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull));
+			if (ordered && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
+				break;
+			if (NextInWindow(*read, false) || NextInWindow(*read, true)) {
+				LeaseNext(*read, now, vt);
+				emitted = true;
+			}
+			break;
+		}
+	});
+	return emitted;
+}
+
+bool ReadAttempt(void *context)
+{
+	auto *read = static_cast<StreamRead *>(context);
+	return KeptIfTrue([read] { return ReadOnce(read); });
+}
+
+// read_stream and read_stream_with_poll: (stream, group, vt, qty[, poll]).
+Datum ReadStream(FunctionCallInfo fcinfo, bool poll)
+{
+	StreamRead read;
+	RefuseDuringRecovery(fcinfo);
+	BeginRowsResult(fcinfo);
+	ResolveStream(fcinfo, 0, &read.stream);
+	read.fcinfo = fcinfo;
+	read.name = PG_GETARG_DATUM(0);
+	read.group = GroupArgument(fcinfo, 1);
+	RequireArgument(fcinfo, 2, "vt");
+	RequireArgument(fcinfo, 3, "qty");
+	read.vt_seconds = PG_GETARG_INT32(2);
+	read.qty = PG_GETARG_INT32(3);
+	RunCore([&] { core::CheckQuantity(read.qty); });
+	core::PollSchedule schedule{};
+	if (poll) {
+		RequireArgument(fcinfo, 4, "max_poll_seconds");
+		RequireArgument(fcinfo, 5, "poll_interval_ms");
+		const int32 max_poll_seconds = PG_GETARG_INT32(4);
+		const int32 poll_interval_ms = PG_GETARG_INT32(5);
+		RunCore([&] { schedule = core::MakePollSchedule(GetCurrentTimestamp(), max_poll_seconds, poll_interval_ms); });
+	}
+	SpiConnect();
+	if (poll)
+		PollUntilClaimed(schedule, &read.stream, 1, ReadAttempt, &read);
+	else
+		(void) ReadAttempt(&read);
+	SpiFinish();
+	return Datum(0);
+}
+
+// Resolves (stream, group) and locks the group row. Requires SPI.
+void LockGroupFor(FunctionCallInfo fcinfo, StreamRead *read)
+{
+	RefuseDuringRecovery(fcinfo);
+	ResolveStream(fcinfo, 0, &read->stream);
+	read->fcinfo = fcinfo;
+	read->name = PG_GETARG_DATUM(0);
+	read->group = GroupArgument(fcinfo, 1);
+}
+
+}  // namespace
+
+// read_stream(stream_name, group_name, vt, qty) -> SETOF message_record
+PGMQ_FUNCTION(pgmq_read_stream) { return ReadStream(fcinfo, false); }
+// read_stream_with_poll(stream_name, group_name, vt, qty, max_poll_seconds,
+// poll_interval_ms) -> SETOF message_record
+PGMQ_FUNCTION(pgmq_read_stream_with_poll) { return ReadStream(fcinfo, true); }
+
+// ack(stream_name, group_name, msg_id bigint) -> boolean. A NULL id matches
+// no message.
+PGMQ_FUNCTION(pgmq_ack)
+{
+	StreamRead read;
+	LockGroupFor(fcinfo, &read);
+	if (PG_ARGISNULL(2))
+		PG_RETURN_BOOL(false);
+	Datum id = PG_GETARG_DATUM(2);
+	ArrayType *ids = construct_array(&id, 1, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	SpiConnect();
+	uint64 acked = 0;
+	InStreamScope([&] {
+		LockGroup(read, GetCurrentTimestamp());
+		acked = AckIds(read.name, read.group, PointerGetDatum(ids));
+	});
+	SpiFinish();
+	PG_RETURN_BOOL(acked > 0);
+}
+
+// ack(stream_name, group_name, msg_ids bigint[]) -> SETOF bigint: the ids
+// the group held, in order.
+PGMQ_FUNCTION(pgmq_ack_ids)
+{
+	StreamRead read;
+	BeginRowsResult(fcinfo);
+	LockGroupFor(fcinfo, &read);
+	if (PG_ARGISNULL(2))
+		return Datum(0);
+	ArrayType *ids = ArrayArgument(fcinfo, 2);
+	SpiConnect();
+	InStreamScope([&] {
+		LockGroup(read, GetCurrentTimestamp());
+		if (AckIds(read.name, read.group, PointerGetDatum(ids)) > 0)
+			EmitRows(fcinfo);
+	});
+	SpiFinish();
+	return Datum(0);
+}
+
+// set_aside(stream_name, group_name, msg_id, reason) -> boolean: whether the
+// group held a lease on the message, which is now in its dead-letter queue
+// and acknowledged.
+PGMQ_FUNCTION(pgmq_set_aside)
+{
+	StreamRead read;
+	LockGroupFor(fcinfo, &read);
+	if (PG_ARGISNULL(2))
+		PG_RETURN_BOOL(false);
+	Datum id = PG_GETARG_DATUM(2);
+	ArrayType *ids = construct_array(&id, 1, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	const Datum reason = PG_ARGISNULL(3) ? Datum(0) : PG_GETARG_DATUM(3);
+	bool held = false;
+	SpiConnect();
+	InStreamScope([&] {
+		LockGroup(read, GetCurrentTimestamp());
+		bool no_dead_letter = true;
+		const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
+		if (no_dead_letter)
+			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			                errmsg("consumer group \"%s\" has no dead-letter queue", TextDatumGetCString(read.group)),
+			                errhint("Name one with pgmq.subscribe(stream_name, group_name, dead_letter_queue => "
+			                        "'queue'), or acknowledge the message with pgmq.ack.")));
+		Oid types[3] = {TEXTOID, TEXTOID, INT8OID};
+		Datum values[3] = {read.name, read.group, id};
+		RunCore([&] { ExecuteOnce(core::LeaseOfSql(), 3, types, values); });
+		if (SPI_processed == 0)
+			return;
+		bool isnull = true;
+		const int32 deliveries = DatumGetInt32(ResultValue(0, 1, INT4OID, &isnull));
+		SetAside(read, dead_letter, PointerGetDatum(ids), reason, deliveries);
+		held = AckIds(read.name, read.group, PointerGetDatum(ids)) > 0;
+	});
+	SpiFinish();
+	PG_RETURN_BOOL(held);
+}

@@ -1,0 +1,66 @@
+// src/pg/stream.cpp
+// Resolving stream and group arguments (see stream.hpp).
+#include "pgmq/pg/stream.hpp"
+
+#include "pgmq/pg/table_shape.hpp"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_class_d.h"
+#include "catalog/pg_type_d.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+}
+
+namespace pgmq::pg {
+
+bool IsStreamTable(Oid relid)
+{
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return false;
+	HeapTuple tuple = SearchSysCacheAttName(relid, "xid");
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	const bool is_xid8 = reinterpret_cast<Form_pg_attribute>(GETSTRUCT(tuple))->atttypid == XID8OID;
+	ReleaseSysCache(tuple);
+	return is_xid8;
+}
+
+void RefuseStream(const QueueRef &queue)
+{
+	if (OidIsValid(queue.queue_relid) && IsStreamTable(queue.queue_relid))
+		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+		                errmsg("\"%.*s\" is a stream, not a queue", queue.name_len, queue.name),
+		                errdetail("Leasing, deleting or archiving a stream's message would do it for every consumer group."),
+		                errhint("Read a stream as a consumer group: pgmq.read_stream(stream_name, group_name, vt, qty), "
+		                        "then pgmq.ack(stream_name, group_name, msg_id).")));
+}
+
+void ResolveStream(FunctionCallInfo fcinfo, int argno, QueueRef *queue)
+{
+	ResolveQueue(fcinfo, argno, queue);
+	if (!IsStreamTable(queue->queue_relid))
+		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+		                errmsg("queue \"%.*s\" is not a stream", queue->name_len, queue->name),
+		                errhint("Make a stream with pgmq.create_stream(stream_name).")));
+	VerifyTableShape(queue->queue_relid, queue->queue_table, TableRole::Queue, AccessShareLock);
+}
+
+Datum GroupArgument(FunctionCallInfo fcinfo, int argno)
+{
+	RequireArgument(fcinfo, argno, "group_name");
+	return PG_GETARG_DATUM(argno);
+}
+
+void NoSuchGroup(const QueueRef &stream, Datum group)
+{
+	ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+	                errmsg("consumer group \"%s\" of stream \"%.*s\" does not exist", TextDatumGetCString(group),
+	                       stream.name_len, stream.name),
+	                errhint("Subscribe it with pgmq.subscribe(stream_name, group_name); pgmq.stream_groups(stream_name) "
+	                        "lists the groups.")));
+}
+
+}  // namespace pgmq::pg
