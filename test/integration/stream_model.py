@@ -46,8 +46,10 @@ half unordered, the rest ordered), plus the drains; a random seed
 (PGMQ_SEED), printed so that a failure can be replayed (the interleaving
 still varies: it is a property test, not a recording). Prepared transactions
 need max_prepared_transactions > 0 (test/lib/test-cluster.conf); without
-it the test runs without them and says so. Runs in a database of its own on
-the cluster in PGHOST/PGPORT/PGUSER.
+it the test runs without them and says so. PGMQ_STREAM_MODEL_DUMP=PREFIX
+writes every read, ack and transaction to PREFIX.<stream>.json and every
+failure to PREFIX.failures, for a post-mortem. Runs in a database of its own
+on the cluster in PGHOST/PGPORT/PGUSER.
 """
 import argparse
 import bisect
@@ -567,19 +569,19 @@ def check_ordered(model, group, reads, first, fail):
                 break
     # Redeliveries first, in first-delivery order, and no new message while
     # an earlier one is neither acknowledged nor delivered again. Reads in
-    # the order they ended (see check_group); an ack counts as done at a read
-    # if it ended before the read started, as not done if it started after
-    # the read ended (or returned false), else either way.
+    # the order they ended (see check_group); a message counts as surely
+    # unacknowledged at a read unless an ack of it that returned true
+    # started before the read ended.
     position = {}  # msg_id -> place in the first-delivery sequence
     order = []
-    last_ack = {}  # msg_id -> the ack of its latest delivery, if any
+    acked_from = {}  # msg_id -> the earliest start of an ack of it that returned true
     for rd in sorted(reads, key=lambda r: r.end):
         if not rd.committed or not rd.rows:
             continue
         ids = [r[0] for r in rd.rows]
         again = [m for m in ids if m in position]
         new = [m for m in ids if m not in position]
-        surely_open = [m for m in order if not (m in last_ack and last_ack[m][2] and last_ack[m][0] <= rd.end)]
+        surely_open = [m for m in order if not (m in acked_from and acked_from[m] <= rd.end)]
         if again and new and ids.index(new[0]) < ids.index(again[-1]):
             fail(f"ordered: read {ids} by {rd.consumer} gives new messages before redelivered ones")
         elif again != sorted(again, key=position.get):
@@ -594,10 +596,12 @@ def check_ordered(model, group, reads, first, fail):
             if m not in position:
                 position[m] = len(order)
                 order.append(m)
-            last_ack[m] = rd.acks.get(m) or (0, 0, False)
+            a = rd.acks.get(m)
+            if a and a[2]:
+                acked_from[m] = min(acked_from.get(m, a[0]), a[0])
         # Surely acknowledged for every later read: out of the way.
         if len(order) > 200:
-            order = [m for m in order if not (last_ack[m][2] and last_ack[m][1] < rd.end)]
+            order = [m for m in order if not (m in acked_from and acked_from[m] < rd.start)]
     # Transactions together in the first-delivery sequence.
     seq = [m for rd in sorted(reads, key=lambda r: r.end) if rd.committed
            for m, *_ in rd.rows if first.get(m) is rd and m in model.msgs]
@@ -719,6 +723,9 @@ def main():
             for (gid,) in admin.execute("SELECT gid FROM pg_prepared_xacts WHERE database = %s", (DB,)).fetchall():
                 admin.execute(f"ROLLBACK PREPARED '{gid}'")
             admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+    if os.environ.get("PGMQ_STREAM_MODEL_DUMP"):
+        with open(f"{os.environ['PGMQ_STREAM_MODEL_DUMP']}.failures", "w") as f:
+            f.write("".join(x + "\n" for x in failures))
     for f in failures[:25]:
         print(f"{TAG} FAIL: {f}")
     if len(failures) > 25:
@@ -742,9 +749,7 @@ def run(args, seed):
             Group("g_array", vt=1, crash_p=0.05, array_p=0.8, consumers=3, since="-infinity"),
             Group("g_exact", vt=3, crash_p=0, array_p=0.4, consumers=2),
         ], args.seconds * 0.55, args, rnd, prepared_ok, admin)
-        if failures:
-            return failures
-        return run_phase("ordered", "sm_ordered", [
+        return failures + run_phase("ordered", "sm_ordered", [
             Group("o_crash", vt=1, crash_p=0.04, array_p=0.4, consumers=3, ordered=True),
             Group("o_exact", vt=3, crash_p=0, array_p=0.4, consumers=2, ordered=True),
             Group("u_exact", vt=3, crash_p=0, array_p=0.4, consumers=2),
