@@ -97,13 +97,16 @@ std::vector<std::string> CreateStreamPartitionStatements(std::string_view queue_
 
 std::string StreamPartitionStateSql()
 {
+	// The next transaction id: past the snapshot's, and past this
+	// transaction's own (assigned after its statement's snapshot).
 	return "SELECT s.partitions_made, s.partition_xids, extract(epoch FROM $2::timestamptz - s.partitioned_at)::float8, "
-	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8 - s.partitioned_xid::text::int8, "
+	       "n.next - s.partitioned_xid::text::int8, "
 	       "(SELECT max(b.m[2]::int8) FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid, "
 	       "LATERAL (SELECT regexp_match(pg_get_expr(c.relpartbound, c.oid), '^FOR VALUES FROM \\(''(\\d+)''\\) TO "
-	       "\\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = s.stream_relid), "
-	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8, extract(epoch FROM s.retention)::float8 "
-	       "FROM pgmq.streams AS s WHERE s.stream_name = $1";
+	       "\\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = $3), "
+	       "n.next, extract(epoch FROM s.retention)::float8 FROM pgmq.streams AS s, LATERAL (SELECT greatest("
+	       "pg_snapshot_xmax(pg_current_snapshot())::text::int8, pg_current_xact_id_if_assigned()::text::int8 + 1) AS next) "
+	       "AS n WHERE s.stream_name = $1";
 }
 
 std::string NoteStreamPartitionSql()
@@ -163,6 +166,11 @@ std::string SubscribeSql()
 	       "ON CONFLICT (stream_name, group_name) DO UPDATE SET ordered = excluded.ordered, "
 	       "dead_letter_queue = excluded.dead_letter_queue, max_deliveries = excluded.max_deliveries "
 	       "RETURNING g.xmax = '0'::xid";
+}
+
+std::string GroupDeadLetterQueueSql()
+{
+	return std::string("SELECT g.dead_letter_queue::text FROM pgmq.consumer_groups AS g") + kGroupIs;
 }
 
 std::string UnsubscribeSql()
@@ -279,11 +287,10 @@ std::string SetAsideSql(std::string_view queue_table, std::string_view dead_lett
 
 std::string GroupsSql()
 {
-	return "SELECT g.stream_name::text, g.group_name::text, s.stream_relid::oid, (SELECT coalesce(sum("
+	return "SELECT g.stream_name::text, g.group_name::text, (SELECT coalesce(sum("
 	       "jsonb_array_length(l.value -> 'ids')), 0) FROM jsonb_array_elements(g.leases) AS l)::int8, g.last_read_at, "
 	       "g.last_ack_at, g.ordered, g.dead_letter_queue::text, g.max_deliveries, g.subscribed_at "
-	       "FROM pgmq.consumer_groups AS g JOIN pgmq.streams AS s ON s.stream_name = g.stream_name "
-	       "WHERE $1::text IS NULL OR g.stream_name = $1 ORDER BY 1, 2";
+	       "FROM pgmq.consumer_groups AS g WHERE $1::text IS NULL OR g.stream_name = $1 ORDER BY 1, 2";
 }
 
 std::string GroupBacklogSql(std::string_view queue_table)

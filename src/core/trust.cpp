@@ -91,7 +91,8 @@ constexpr const char kExpressions[] =
 // window calls name them by OID in the node tree; string constants are
 // stored as bytes, so a value cannot pose as one) that are not IMMUTABLE:
 // whatever else they do, beyond their arguments, they do with the caller's
-// rights. The clock is allowed: pgmq's own defaults read it.
+// rights. The clock is allowed: pgmq's own defaults read it; so is the
+// transaction id, a stream's xid column's default (it only assigns one).
 constexpr const char kCalls[] =
 	"calls AS ("
 	"SELECT e.root, e.classid, e.objid, f.oid AS funcid, f.proowner FROM expressions AS e "
@@ -100,8 +101,9 @@ constexpr const char kCalls[] =
 	"CROSS JOIN LATERAL (SELECT f.oid, f.proowner, f.provolatile FROM pg_catalog.pg_proc AS f "
 	"WHERE f.oid OPERATOR(pg_catalog.=) m.v[1]::pg_catalog.oid OFFSET 0) AS f "
 	"WHERE f.provolatile OPERATOR(pg_catalog.<>) 'i' "
-	"AND f.oid OPERATOR(pg_catalog.<>) ALL ('{pg_catalog.now(),pg_catalog.transaction_timestamp(),pg_catalog.pg_current_xact_id(),"
-	"pg_catalog.statement_timestamp(),pg_catalog.clock_timestamp()}'::pg_catalog.regprocedure[]::pg_catalog.oid[]))";
+	"AND f.oid OPERATOR(pg_catalog.<>) ALL ('{pg_catalog.now(),pg_catalog.transaction_timestamp(),"
+	"pg_catalog.pg_current_xact_id(),pg_catalog.statement_timestamp(),pg_catalog.clock_timestamp()}'"
+	"::pg_catalog.regprocedure[]::pg_catalog.oid[]))";
 
 // The owner of a foreign object, for the kinds that have one (NULL for the
 // rest, which only a superuser makes: access methods, languages, ...).

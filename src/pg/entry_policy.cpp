@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/notify.hpp"
@@ -158,6 +159,7 @@ PGMQ_FUNCTION(pgmq_set_dead_letter_queue)
 	QueueRef queue;
 	QueueRef dead_letter;
 	ResolveOwnQueue(fcinfo, &queue);
+	RefuseStream(queue);  // a stream has its own retention, order and dead letters per group
 	ResolveQueue(fcinfo, 1, &dead_letter);
 	RequireArgument(fcinfo, 2, "max_deliveries");
 	const int32 max_deliveries = PG_GETARG_INT32(2);
@@ -188,6 +190,7 @@ PGMQ_FUNCTION(pgmq_set_retry_backoff)
 {
 	QueueRef queue;
 	ResolveOwnQueue(fcinfo, &queue);
+	RefuseStream(queue);  // a stream has its own retention, order and dead letters per group
 	RequireArgument(fcinfo, 1, "base_seconds");
 	RequireArgument(fcinfo, 2, "max_seconds");
 	const int32 base = PG_GETARG_INT32(1);
@@ -223,6 +226,7 @@ PGMQ_FUNCTION(pgmq_set_priority)
 {
 	QueueRef queue;
 	ResolveOwnQueue(fcinfo, &queue);
+	RefuseStream(queue);  // a stream has its own retention, order and dead letters per group
 	RequireArgument(fcinfo, 1, "levels");
 	const int32 levels = PG_GETARG_INT32(1);
 	RunCore([levels] { core::CheckPriorityLevels(levels); });
@@ -264,6 +268,7 @@ PGMQ_FUNCTION(pgmq_set_retention)
 {
 	QueueRef queue;
 	ResolveOwnQueue(fcinfo, &queue);
+	RefuseStream(queue);  // a stream has its own retention, order and dead letters per group
 	Interval *max_age = PositiveInterval(fcinfo, 1, "max_age", true);
 	Interval *archive_max_age = PositiveInterval(fcinfo, 2, "archive_max_age", true);
 	if (!max_age && !archive_max_age)

@@ -49,25 +49,24 @@ PGMQ_FUNCTION(pgmq_stream_groups)
 			row_nulls[0] = isnull;
 			row[1] = column(2);
 			row_nulls[1] = isnull;
-			const Oid relid = DatumGetObjectId(column(3));
-			row[3] = column(4);
+			// The table by the stream's name, never by the row's stream_relid,
+			// which the row's owner could point at another stream's table.
+			QueueRef stream;
+			const char *stream_name = TextDatumGetCString(row[0]);
+			const Oid relid = FindQueueQuietly(stream_name, static_cast<int>(strlen(stream_name)), &stream)
+			                      ? stream.queue_relid
+			                      : InvalidOid;
+			row[3] = column(3);
 			row_nulls[3] = isnull;
-			// Columns 5..10 (last_read_at .. subscribed_at) around held_bytes.
-			row[5] = column(5);
-			row_nulls[5] = isnull;
-			row[6] = column(6);
-			row_nulls[6] = isnull;
-			row[8] = column(7);
-			row_nulls[8] = isnull;
-			row[9] = column(8);
-			row_nulls[9] = isnull;
-			row[10] = column(9);
-			row_nulls[10] = isnull;
-			row[11] = column(10);
-			row_nulls[11] = isnull;
+			// Columns 4..9 (last_read_at .. subscribed_at), around held_bytes.
+			const int targets[6] = {5, 6, 8, 9, 10, 11};
+			for (int c = 0; c < 6; c++) {
+				row[targets[c]] = column(c + 4);
+				row_nulls[targets[c]] = isnull;
+			}
 			row_nulls[2] = row_nulls[4] = row_nulls[7] = true;
 			row[2] = row[4] = row[7] = Datum(0);
-			const char *table = get_rel_name(relid);
+			const char *table = OidIsValid(relid) ? get_rel_name(relid) : nullptr;
 			if (table != nullptr && IsStreamTable(relid) &&
 			    pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK) {
 				VerifyTableShape(relid, table, TableRole::Queue, AccessShareLock);

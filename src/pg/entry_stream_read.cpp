@@ -2,9 +2,10 @@
 // A consumer group reading a stream (docs/streams.md): read_stream and
 // read_stream_with_poll lease the group's next messages (an expired lease
 // first), ack ends leases, set_aside copies a message to the group's
-// dead-letter queue. Each read runs in a subtransaction that is rolled back
-// when it finds nothing: a reader that waits (a poll, or a transaction
-// that goes on) holds the group's row lock only when it took messages.
+// dead-letter queue. A paused stream's reads return nothing. Each read
+// runs in a subtransaction that is rolled back when it finds nothing: a
+// reader that waits (a poll, or a transaction that goes on) holds the
+// group's row lock only when it took messages.
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/dead_letters.hpp"
 #include "pgmq/core/streams.hpp"
@@ -13,6 +14,7 @@
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/message_args.hpp"
+#include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/table_shape.hpp"
@@ -37,6 +39,7 @@ struct StreamRead {
 	Datum group;
 	int32 vt_seconds;
 	int32 qty;
+	bool paused;  // seen paused: read the policy row again (a resume wakes before its invalidation)
 };
 
 double EpochSeconds(TimestampTz t) { return static_cast<double>(t - SetEpochTimestamp()) / USECS_PER_SEC; }
@@ -85,6 +88,10 @@ void LockGroup(const StreamRead &read, TimestampTz now)
 	RunCore([&] { rows = ExecuteOnce(core::LockGroupSql(), 3, types, values); });
 	if (rows == 0)
 		NoSuchGroup(read.stream, read.group);
+	bool no_dead_letter = true;
+	const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
+	if (!no_dead_letter)
+		RequireDeadLetterSend(read.stream, read.group, dead_letter);
 }
 
 // Ends the group's leases on ids (int8[]); the ids it held are the last
@@ -200,6 +207,14 @@ void LeaseNext(const StreamRead &read, TimestampTz now, TimestampTz vt)
 // emitted rows.
 bool ReadOnce(StreamRead *read)
 {
+	QueuePolicy policy;
+	if (read->paused)
+		ReloadPolicy(read->stream, &policy);
+	else
+		LoadPolicy(read->stream, &policy);
+	read->paused = policy.paused;
+	if (read->paused)
+		return false;
 	bool emitted = false;
 	InStreamScope([&] {
 		// Each round either emits, or ends a lease (set aside or gone).
@@ -244,9 +259,11 @@ Datum ReadStream(FunctionCallInfo fcinfo, bool poll)
 	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveStream(fcinfo, 0, &read.stream);
+	RequireStreamRead(read.stream);
 	read.fcinfo = fcinfo;
 	read.name = PG_GETARG_DATUM(0);
 	read.group = GroupArgument(fcinfo, 1);
+	read.paused = false;
 	RequireArgument(fcinfo, 2, "vt");
 	RequireArgument(fcinfo, 3, "qty");
 	read.vt_seconds = PG_GETARG_INT32(2);
@@ -274,6 +291,7 @@ void LockGroupFor(FunctionCallInfo fcinfo, StreamRead *read)
 {
 	RefuseDuringRecovery(fcinfo);
 	ResolveStream(fcinfo, 0, &read->stream);
+	RequireStreamRead(read->stream);
 	read->fcinfo = fcinfo;
 	read->name = PG_GETARG_DATUM(0);
 	read->group = GroupArgument(fcinfo, 1);

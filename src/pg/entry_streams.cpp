@@ -40,6 +40,7 @@ Datum Seek(FunctionCallInfo fcinfo, bool by_id)
 	QueueRef stream;
 	RefuseDuringRecovery(fcinfo);
 	ResolveStream(fcinfo, 0, &stream);
+	RequireStreamRead(stream);
 	const Datum group = GroupArgument(fcinfo, 1);
 	RequireArgument(fcinfo, 2, by_id ? "msg_id" : "since");
 	Oid types[4] = {TEXTOID, TEXTOID, INT8OID, TIMESTAMPTZOID};
@@ -48,7 +49,14 @@ Datum Seek(FunctionCallInfo fcinfo, bool by_id)
 	const char nulls[4] = {' ', ' ', by_id ? ' ' : 'n', by_id ? 'n' : ' '};
 	SpiConnect();
 	uint64 rows = 0;
-	InStreamScope([&] { RunCore([&] { rows = ExecuteOnce(core::SeekSql(), 4, types, values, nulls); }); });
+	InStreamScope([&] {
+		RunCore([&] { ExecuteOnce(core::GroupDeadLetterQueueSql(), 2, types, values); });
+		bool no_dead_letter = true;
+		const Datum dead_letter = SPI_processed == 1 ? ResultValue(0, 1, TEXTOID, &no_dead_letter) : Datum(0);
+		if (!no_dead_letter)
+			RequireDeadLetterSend(stream, group, dead_letter);
+		RunCore([&] { rows = ExecuteOnce(core::SeekSql(), 4, types, values, nulls); });
+	});
 	if (rows == 0)
 		NoSuchGroup(stream, group);
 	SpiFinish();
@@ -124,10 +132,7 @@ PGMQ_FUNCTION(pgmq_subscribe)
 		ResolveQueue(fcinfo, 4, &dead_letter);
 		RefuseStream(dead_letter);
 	}
-	if (!OwnsQueueTable(stream.queue_relid))
-		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-		                errmsg("permission denied to subscribe to stream \"%.*s\"", stream.name_len, stream.name),
-		                errdetail("Only the stream's owner adds and changes its consumer groups.")));
+	RequireStreamOwner(stream, "subscribe to");
 	Oid types[6] = {TEXTOID, TEXTOID, TIMESTAMPTZOID, BOOLOID, TEXTOID, INT4OID};
 	Datum values[6] = {PG_GETARG_DATUM(0), group, PG_ARGISNULL(2) ? Datum(0) : PG_GETARG_DATUM(2), BoolGetDatum(ordered),
 	                   has_dead_letter_queue ? PG_GETARG_DATUM(4) : Datum(0), has_max ? PG_GETARG_DATUM(5) : Datum(0)};
@@ -153,6 +158,7 @@ PGMQ_FUNCTION(pgmq_unsubscribe)
 	QueueRef stream;
 	RefuseDuringRecovery(fcinfo);
 	ResolveStream(fcinfo, 0, &stream);
+	RequireStreamOwner(stream, "unsubscribe from");
 	Oid types[2] = {TEXTOID, TEXTOID};
 	Datum values[2] = {PG_GETARG_DATUM(0), GroupArgument(fcinfo, 1)};
 	SpiConnect();

@@ -9,6 +9,8 @@ extern "C" {
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_class_d.h"
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -46,6 +48,40 @@ void ResolveStream(FunctionCallInfo fcinfo, int argno, QueueRef *queue)
 		                errmsg("queue \"%.*s\" is not a stream", queue->name_len, queue->name),
 		                errhint("Make a stream with pgmq.create_stream(stream_name).")));
 	VerifyTableShape(queue->queue_relid, queue->queue_table, TableRole::Queue, AccessShareLock);
+}
+
+void RequireStreamRead(const QueueRef &stream)
+{
+	const AclResult result = pg_class_aclcheck(stream.queue_relid, GetUserId(), ACL_SELECT);
+	if (result != ACLCHECK_OK)
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to read stream \"%.*s\"", stream.name_len, stream.name),
+		                errdetail("Reading, acknowledging and moving a consumer group need SELECT on table pgmq.%s.",
+		                          stream.queue_table),
+		                errhint("The stream's owner grants it with pgmq.grant_queue_access(stream_name, role).")));
+}
+
+void RequireStreamOwner(const QueueRef &stream, const char *action)
+{
+	if (!OwnsQueueTable(stream.queue_relid))
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to %s stream \"%.*s\"", action, stream.name_len, stream.name),
+		                errdetail("Only the stream's owner adds, changes and removes its consumer groups.")));
+}
+
+void RequireDeadLetterSend(const QueueRef &stream, Datum group, Datum dead_letter)
+{
+	QueueRef target;
+	text *name = DatumGetTextPP(dead_letter);
+	if (!FindQueueQuietly(name, &target) ||
+	    pg_class_aclcheck(target.queue_relid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to read stream \"%.*s\" as consumer group \"%s\"", stream.name_len,
+		                       stream.name, TextDatumGetCString(group)),
+		                errdetail("The group's dead-letter queue \"%s\" takes the messages its readers set aside, so "
+		                          "they need INSERT on it.",
+		                          text_to_cstring(name)),
+		                errhint("The queue's owner grants it with pgmq.grant_queue_access(queue_name, role).")));
 }
 
 Datum GroupArgument(FunctionCallInfo fcinfo, int argno)

@@ -55,9 +55,9 @@ void StreamRetention(Datum stream_name, double *retention, double *max_retention
 int64 MakeStreamPartitionsAhead(const QueueRef &stream, Datum stream_name)
 {
 	const TimestampTz now = GetCurrentTimestamp();
-	Oid types[2] = {TEXTOID, TIMESTAMPTZOID};
-	Datum values[2] = {stream_name, TimestampTzGetDatum(now)};
-	RunCore([&] { ExecuteOnce(core::StreamPartitionStateSql(), 2, types, values); });
+	Oid types[3] = {TEXTOID, TIMESTAMPTZOID, OIDOID};
+	Datum values[3] = {stream_name, TimestampTzGetDatum(now), ObjectIdGetDatum(stream.queue_relid)};
+	RunCore([&] { ExecuteOnce(core::StreamPartitionStateSql(), 3, types, values); });
 	if (SPI_processed != 1)
 		return 0;
 	const int64 made = FirstRowInt8(1, 0);
@@ -73,10 +73,12 @@ int64 MakeStreamPartitionsAhead(const QueueRef &stream, Datum stream_name)
 		return 0;
 	// Ids below `next` may be running: a partition starting below it could
 	// meet their rows in the default partition, so a gap starts above it.
+	// The first partition holds what the transactions that are already
+	// running send; the next one starts at the next transaction id.
 	const int64 from = no_partition ? 0 : (upper >= next ? upper : next + 1000);
 	const int64 new_width = no_partition ? core::kFirstPartitionXids
 	                                     : core::NextPartitionXids(used, seconds, core::SecondsPerPartition(retention));
-	const int64 to = std::max(from, next) + new_width;
+	const int64 to = no_partition ? next : std::max(from, next) + new_width;
 	RunCore([&] {
 		const std::string partition = core::StreamPartitionName(stream.queue_table, made + 1);
 		for (const std::string &statement : core::CreateStreamPartitionStatements(
@@ -87,7 +89,7 @@ int64 MakeStreamPartitionsAhead(const QueueRef &stream, Datum stream_name)
 		                 TextDatum(std::to_string(next)), TimestampTzGetDatum(now)};
 		ExecuteOnce(core::NoteStreamPartitionSql(), 5, note_types, note);
 	});
-	return 1;
+	return no_partition ? 1 + MakeStreamPartitionsAhead(stream, stream_name) : 1;
 }
 
 int64 ReclaimStreamPartitions(const QueueRef &stream, Datum stream_name)

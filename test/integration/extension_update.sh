@@ -70,6 +70,10 @@ check "$OLD" "the pause and the dead-letter policy are kept (queue_state)" \
 check "$OLD" "the new functions work on the old queues" \
   "SELECT pgmq.dead_letter('orders', (SELECT min(msg_id) FROM pgmq.q_orders), 'after the update')
       AND (SELECT count(*) = 1 FROM pgmq.redrive_all('orders_dead'))"
+q "$OLD" "SET client_min_messages = warning; SELECT pgmq.create_stream('feed');
+  SELECT pgmq.subscribe('feed', 'audit', '-infinity'); SELECT pgmq.send('feed', '{\"f\": 1}')" >/dev/null
+check "$OLD" "a stream made after the update is read by its group" \
+  "SELECT count(*) = 1 FROM pgmq.read_stream('feed', 'audit', 30, 10)"
 check "$OLD" "a partitioned queue still takes messages into its partitions" \
   "SELECT (SELECT pgmq.send('events', '{}')) > 0 AND NOT EXISTS (SELECT FROM pgmq.q_events_default)"
 

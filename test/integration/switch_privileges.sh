@@ -39,7 +39,7 @@ check() { # check DESCRIPTION SQL: the query must return t
 
 extdir=$(psql -X -q -At -d postgres -c "SELECT setting FROM pg_catalog.pg_config WHERE name = 'SHAREDIR'")/extension
 stand_in=$extdir/pgmq--1.13.1.sql
-[ -f "$extdir/pgmq--1.13.1--1.13.1+cpp.2.sql" ] || fail "this build's update scripts are not installed in $extdir"
+[ -f "$extdir/pgmq--1.13.1--1.13.1+cpp.3.sql" ] || fail "this build's update scripts are not installed in $extdir"
 cleanup() {
   psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" >/dev/null 2>&1 || true
   for role in "$APP" "$OTHER" "$OWNER"; do
@@ -73,11 +73,11 @@ privileges="SELECT NOT has_function_privilege('$OTHER', 'pgmq.purge_queue(text)'
                 AND NOT has_function_privilege('$OTHER', 'pgmq.send(text, jsonb)', 'EXECUTE')
                 AND has_function_privilege('$OTHER', 'pgmq.read(text, integer, integer, jsonb)', 'EXECUTE')"
 check "upstream: purge_queue and send revoked from PUBLIC, purge_queue granted to $APP" "$privileges"
-q -c "ALTER EXTENSION pgmq UPDATE TO '1.13.1+cpp.2'" >/dev/null
+q -c "ALTER EXTENSION pgmq UPDATE TO '1.13.1+cpp.3'" >/dev/null
 check "switched: the same privileges on this version's functions" "$privileges"
 q -f "$repo/scripts/switch_to_upstream.sql" -v upstream_version=1.13.1 >/dev/null
 check "back to upstream: the same privileges again" "$privileges"
-q -c "ALTER EXTENSION pgmq UPDATE TO '1.13.1+cpp.2'" >/dev/null
+q -c "ALTER EXTENSION pgmq UPDATE TO '1.13.1+cpp.3'" >/dev/null
 check "switched again: still the same" "$privileges"
 
 # --- 2. The old owner's type in pgmq.meta ---------------------------------------
@@ -97,7 +97,7 @@ END \$\$;
 CREATE CAST (pgmq.owner_flag AS boolean) WITH FUNCTION pgmq.owner_flag_bool(pgmq.owner_flag) AS ASSIGNMENT;
 ALTER TABLE pgmq.meta ALTER COLUMN is_unlogged TYPE pgmq.owner_flag USING ROW(is_unlogged)::pgmq.owner_flag;
 SQL
-if out=$(q -c "ALTER EXTENSION pgmq UPDATE TO '1.13.1+cpp.2'" 2>&1); then
+if out=$(q -c "ALTER EXTENSION pgmq UPDATE TO '1.13.1+cpp.3'" 2>&1); then
   fail "the switch accepted a meta column of the old owner's type"
 fi
 case $out in
@@ -111,7 +111,7 @@ check "nothing changed: still upstream's extension" "SELECT extversion = '1.13.1
 fresh_database
 q -c "GRANT CREATE ON DATABASE $DB TO $OWNER" >/dev/null
 q -U "$OWNER" -c "CREATE EXTENSION pgmq VERSION '1.13.1'" -c "SELECT pgmq.create('priv_jobs')" >/dev/null
-q -c "ALTER EXTENSION pgmq UPDATE TO '1.13.1+cpp.2'" >/dev/null
+q -c "ALTER EXTENSION pgmq UPDATE TO '1.13.1+cpp.3'" >/dev/null
 check "schema pgmq belongs to the superuser who switched" \
   "SELECT nspowner = (SELECT oid FROM pg_roles WHERE rolname = current_user) FROM pg_namespace WHERE nspname = 'pgmq'"
 if out=$(q -U "$OWNER" -c "DROP FUNCTION pgmq.send(text, jsonb)" 2>&1); then

@@ -43,7 +43,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 
 RELEASES=${PGMQ_SWITCH_RELEASES:-"1.5.1 1.7.0 1.9.0 1.10.0 1.11.0 1.12.0 1.13.0 1.13.1 own-1.13.1"}
 REGRESS_RELEASES=${PGMQ_SWITCH_REGRESS:-"1.5.1 1.13.1 own-1.13.1"}
-OUR_VERSION=1.13.1+cpp.2
+OUR_VERSION=1.13.1+cpp.3
 DB=pgmq_it_switch
 FRESH=pgmq_it_switch_fresh
 APP=pgmq_it_switch_app # a role with grants on pgmq's tables, as applications have

@@ -53,8 +53,8 @@ const std::set<std::string> kConstants = {
 	"'USAGE'",
 	"':(?:funcid|opfuncid|hashfuncid|negfuncid|aggfnoid|winfnoid) ([0-9]+)'",
 	"'g'",
-	"'{pg_catalog.now(),pg_catalog.transaction_timestamp(),pg_catalog.statement_timestamp(),"
-	"pg_catalog.clock_timestamp()}'",
+	"'{pg_catalog.now(),pg_catalog.transaction_timestamp(),pg_catalog.pg_current_xact_id(),"
+	"pg_catalog.statement_timestamp(),pg_catalog.clock_timestamp()}'",
 	"'calls '",
 	"'refers to '",
 	"'uses '",
@@ -111,9 +111,10 @@ TEST(ForeignCodeSql, TrustsOnlyBuiltInObjectsAndTheTwoExtensions)
 	                              std::to_string(pgmq::core::kFirstNormalObjectId) + "::pg_catalog.oid"))
 		<< sql;
 	EXPECT_TRUE(Contains(sql, "'{pgmq,pg_partman}'::pg_catalog.name[]")) << sql;
-	// The clock is the only non-immutable call allowed in an expression.
-	EXPECT_TRUE(Contains(sql, "'{pg_catalog.now(),pg_catalog.transaction_timestamp(),pg_catalog.statement_timestamp(),"
-	                          "pg_catalog.clock_timestamp()}'::pg_catalog.regprocedure[]"))
+	// The clock and the transaction id (a stream's xid column) are the only
+	// non-immutable calls allowed in an expression.
+	EXPECT_TRUE(Contains(sql, "'{pg_catalog.now(),pg_catalog.transaction_timestamp(),pg_catalog.pg_current_xact_id(),"
+	                          "pg_catalog.statement_timestamp(),pg_catalog.clock_timestamp()}'::pg_catalog.regprocedure[]"))
 		<< sql;
 }
 

@@ -21,7 +21,7 @@ constexpr const char *kStreamDeadLetterHeader = "x-pgmq-dead-letter";
 
 // The first partition's width in transaction ids; later ones follow the rate
 // (NextPartitionXids).
-constexpr int64_t kFirstPartitionXids = 100000;
+constexpr int64_t kFirstPartitionXids = 10000;
 // A partition is made when less than this share of the newest one's width
 // is left ahead of the next transaction id.
 constexpr int64_t kPartitionAheadDivisor = 2;
@@ -53,7 +53,7 @@ std::string InsertStreamSql();
 std::vector<std::string> CreateStreamPartitionStatements(std::string_view queue_table, std::string_view partition,
                                                          uint64_t from, uint64_t to);
 
-// ($1 stream, $2 now) -> partitions_made, partition_xids, seconds since the
+// ($1 stream, $2 now, $3 stream table oid) -> partitions_made, partition_xids, seconds since the
 // last partition was made (NULL: none), xids used since then, the upper
 // bound of the newest partition (NULL: none), the next transaction id, and
 // the retention in seconds.
@@ -87,6 +87,9 @@ std::string DefaultPartitionCleanupSql(std::string_view partition);
 // enqueued_at; an existing one keeps its cursor and takes the options.
 // Returns whether the group is new.
 std::string SubscribeSql();
+
+// ($1 stream, $2 group) -> the group's dead-letter queue (text, NULL: none).
+std::string GroupDeadLetterQueueSql();
 
 // ($1 stream, $2 group) -> true when a group was removed.
 std::string UnsubscribeSql();
@@ -143,9 +146,8 @@ std::string LeaseOfSql();
 // dead-letter queue of each.
 std::string SetAsideSql(std::string_view queue_table, std::string_view dead_letter_table);
 
-// The groups' figures: ($1 stream or NULL) -> stream, group, and the columns
-// of pgmq.stream_groups after them, for streams the caller may see. pending
-// counts messages of the stream table after the group's cursor.
+// The groups: ($1 stream or NULL) -> stream, group, in_flight, last_read_at,
+// last_ack_at, ordered, dead_letter_queue, max_deliveries, subscribed_at.
 std::string GroupsSql();
 // ($1 stream, $2 group, $3 stream table oid) -> pending, oldest pending
 // enqueued_at, and the bytes of the partitions the group has not passed.

@@ -27,6 +27,19 @@ void RefuseStream(const QueueRef &queue);
 // against the rule for what it may carry (table_shape.hpp).
 void ResolveStream(FunctionCallInfo fcinfo, int argno, QueueRef *queue);
 
+// ERROR 42501 unless the current role may read the stream's table (SELECT):
+// what reading, acknowledging and seeking as a group need.
+void RequireStreamRead(const QueueRef &stream);
+
+// ERROR 42501 unless the current role has the privileges of the stream
+// table's owner: what subscribing and unsubscribing need; action names it.
+void RequireStreamOwner(const QueueRef &stream, const char *action);
+
+// ERROR 42501 unless the current role may send to the group's dead-letter
+// queue `dead_letter` (text): its readers set messages aside into it, and
+// the row-level security of pgmq.consumer_groups requires it.
+void RequireDeadLetterSend(const QueueRef &stream, Datum group, Datum dead_letter);
+
 // The group argument: ERROR 22004 when NULL.
 Datum GroupArgument(FunctionCallInfo fcinfo, int argno);
 

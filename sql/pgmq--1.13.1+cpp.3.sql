@@ -723,7 +723,7 @@ CREATE TABLE pgmq.streams (
     retention INTERVAL NOT NULL CHECK (retention OPERATOR(pg_catalog.>=) '0'::INTERVAL),
     max_retention INTERVAL NOT NULL CHECK (max_retention OPERATOR(pg_catalog.>=) retention),
     partitions_made BIGINT DEFAULT 0 NOT NULL,   -- names q_<name>_p<n>
-    partition_xids BIGINT DEFAULT 100000 NOT NULL,  -- width of the next partition (adapted to the rate)
+    partition_xids BIGINT DEFAULT 10000 NOT NULL,  -- width of the next partition (adapted to the rate)
     partitioned_at TIMESTAMP WITH TIME ZONE,     -- when, and at which next xid, the last was made
     partitioned_xid XID8,
     created_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL

@@ -1,0 +1,138 @@
+-- Streams and consumer groups: every group reads every message of one copy,
+-- in batches cut by snapshots, with leases, acknowledgements, replay and
+-- dead letters (docs/streams.md). Another session's late commit is in the
+-- isolation specs stream_*.
+SET client_min_messages = warning;
+
+SELECT pgmq.create_stream('orders');
+SET client_min_messages = notice;
+SELECT pgmq.create_stream('orders');  -- exists: a notice
+SELECT pgmq.create('plain');
+SELECT pgmq.create_stream('plain');   -- a queue of that name
+SELECT pgmq.create_stream('bad', '-1 day');
+SELECT pgmq.create_stream('bad', '2 days', '1 day');
+SELECT queue_name, is_partitioned FROM pgmq.list_queues() ORDER BY 1;
+SELECT partition_name, is_default, from_xid IS NULL AS unbounded FROM pgmq.stream_partitions('orders');
+
+-- Groups from now, from the beginning, from a time.
+SELECT pgmq.send('orders', '{"before": "any group"}');
+SELECT pgmq.subscribe('orders', 'billing');
+SELECT pgmq.subscribe('orders', 'audit', '-infinity');
+SELECT pgmq.subscribe('orders', 'later', now() + interval '1 hour');
+SELECT pgmq.subscribe('orders', 'nope', max_deliveries => 3);
+SELECT pgmq.subscribe('orders', '');
+SELECT pgmq.subscribe('plain', 'g');
+SELECT pgmq.read_stream('orders', 'nobody', 30, 1);
+
+-- Sends, in the sender's transaction; a rolled-back one is never read.
+SELECT pgmq.send('orders', '{"order": 1}');
+BEGIN;
+SELECT pgmq.send('orders', '{"order": "rolled back"}');
+ROLLBACK;
+SELECT * FROM pgmq.send_batch('orders', ARRAY['{"order": 2}', '{"order": 3}']::jsonb[],
+                               ARRAY['{"k": "a"}', '{"k": "b"}']::jsonb[]);
+SELECT pgmq.send('orders', '{"order": 4}', 10);  -- no delay in a stream
+
+-- billing sees what committed after it subscribed, in batches of two.
+SELECT msg_id, read_ct, message, headers FROM pgmq.read_stream('orders', 'billing', 30, 2);
+SELECT msg_id, read_ct, message FROM pgmq.read_stream('orders', 'billing', 30, 2);
+SELECT msg_id FROM pgmq.read_stream('orders', 'billing', 30, 2);
+-- audit sees everything, later nothing yet.
+SELECT msg_id, message FROM pgmq.read_stream('orders', 'audit', 30, 10);
+SELECT msg_id FROM pgmq.read_stream('orders', 'later', 30, 10);
+
+SELECT group_name, pending, in_flight FROM pgmq.stream_groups('orders') ORDER BY 1;
+SELECT pgmq.ack('orders', 'billing', 2);
+SELECT pgmq.ack('orders', 'billing', 2);         -- already acknowledged
+SELECT * FROM pgmq.ack('orders', 'billing', ARRAY[3, 4, 99]);
+SELECT pgmq.ack('orders', 'billing', NULL::bigint);
+SELECT group_name, pending, in_flight FROM pgmq.stream_groups('orders') ORDER BY 1;
+
+-- A lease that runs out is delivered again to its group only.
+SELECT pgmq.send('orders', '{"order": 5}');
+SELECT msg_id, read_ct FROM pgmq.read_stream('orders', 'billing', 0, 5);
+SELECT msg_id, read_ct FROM pgmq.read_stream('orders', 'billing', 0, 5);
+SELECT * FROM pgmq.ack('orders', 'billing', ARRAY[6]);
+SELECT msg_id, read_ct FROM pgmq.read_stream('orders', 'billing', 30, 5);
+
+-- An ordered group has one lease out at a time; what is not acknowledged
+-- comes again before anything later.
+SELECT pgmq.subscribe('orders', 'ledger', '-infinity', ordered => true);
+SELECT msg_id FROM pgmq.read_stream('orders', 'ledger', 30, 2);
+SELECT msg_id FROM pgmq.read_stream('orders', 'ledger', 30, 2);  -- nothing while the lease runs
+SELECT pgmq.ack('orders', 'ledger', 1);
+SELECT msg_id FROM pgmq.read_stream('orders', 'ledger', 30, 2);  -- still message 2's lease
+SELECT * FROM pgmq.ack('orders', 'ledger', ARRAY[2]);
+SELECT msg_id FROM pgmq.read_stream('orders', 'ledger', 30, 2);
+
+-- Replay: from a message id, then forward past it.
+SELECT pgmq.seek('orders', 'audit', 4::bigint);
+SELECT msg_id FROM pgmq.read_stream('orders', 'audit', 30, 10);
+SELECT pgmq.seek('orders', 'audit', 6::bigint);
+SELECT msg_id FROM pgmq.read_stream('orders', 'audit', 30, 10);
+SELECT pgmq.seek('orders', 'audit', '-infinity'::timestamptz);
+SELECT count(*) FROM pgmq.read_stream('orders', 'audit', 30, 10);
+SELECT pgmq.seek('orders', 'nobody', 1::bigint);
+
+-- Set aside: a copy in the group's dead-letter queue, with why; at
+-- max_deliveries a read sets the lease aside itself.
+SELECT pgmq.create('orders_dead');
+SELECT pgmq.subscribe('orders', 'fragile', '-infinity', dead_letter_queue => 'orders_dead', max_deliveries => 2);
+SELECT pgmq.subscribe('orders', 'fragile', '-infinity', dead_letter_queue => 'orders_dead', max_deliveries => 2);
+SELECT msg_id, read_ct FROM pgmq.read_stream('orders', 'fragile', 30, 1);
+SELECT pgmq.set_aside('orders', 'fragile', 1, 'cannot parse');
+SELECT pgmq.set_aside('orders', 'fragile', 1, 'twice');
+SELECT msg_id, read_ct FROM pgmq.read_stream('orders', 'fragile', 0, 1);
+SELECT msg_id, read_ct FROM pgmq.read_stream('orders', 'fragile', 0, 1);
+SELECT msg_id, read_ct FROM pgmq.read_stream('orders', 'fragile', 30, 1);  -- 2 set aside, 4 next
+SELECT message, (headers -> 'x-pgmq-dead-letter') - 'moved_at'::text - 'enqueued_at'::text AS dead_letter,
+       jsonb_array_length(headers -> 'x-pgmq-failures') AS failures
+  FROM pgmq.q_orders_dead ORDER BY msg_id;
+SELECT pgmq.set_aside('orders', 'billing', 7, 'no dead-letter queue');
+
+-- The queue functions that would change a message for every group refuse a stream.
+SELECT * FROM pgmq.read('orders', 30, 1);
+SELECT * FROM pgmq.pop('orders');
+SELECT pgmq.delete('orders', 1);
+SELECT pgmq.archive('orders', 1);
+SELECT * FROM pgmq.set_vt('orders', 1, 30);
+SELECT * FROM pgmq.read_multi(ARRAY['plain', 'orders'], 30, 1);
+SELECT * FROM pgmq.move('orders', 'plain', ARRAY[1::bigint]);
+SELECT msg_id FROM pgmq.peek('orders', 2);   -- looking is fine
+
+-- Storage: partitions are ranges of sending transactions' ids; with no
+-- retention, one that every group has passed goes.
+SELECT pgmq.create_stream('ticks', '0 seconds');
+SELECT pgmq.subscribe('ticks', 'one', '-infinity');
+SELECT pgmq.subscribe('ticks', 'two', '-infinity');
+SELECT count(*) FROM pgmq.send_batch('ticks', ARRAY['{}', '{}', '{}']::jsonb[]);
+SELECT partition_name FROM pgmq.stream_partitions('ticks') WHERE NOT is_default;
+CREATE TEMP TABLE burn (n int);
+DO $$ BEGIN FOR i IN 1..10000 LOOP BEGIN INSERT INTO burn VALUES (i); EXCEPTION WHEN OTHERS THEN NULL; END; END LOOP; END $$;
+CALL pgmq.run_partition_maintenance('ticks');  -- makes the next partition
+SELECT partition_name FROM pgmq.stream_partitions('ticks') WHERE NOT is_default;
+-- Group "one" reads and acknowledges everything, twice over (its window
+-- then starts past the partition); "two" has read nothing.
+SELECT count(*) FROM pgmq.ack('ticks', 'one', ARRAY(SELECT msg_id FROM pgmq.read_stream('ticks', 'one', 30, 10)));
+SELECT pgmq.send('ticks', '{"n": 4}');
+SELECT count(*) FROM pgmq.ack('ticks', 'one', ARRAY(SELECT msg_id FROM pgmq.read_stream('ticks', 'one', 30, 10)));
+CALL pgmq.run_partition_maintenance('ticks');
+SELECT partition_name, bytes > 0 AS has_storage FROM pgmq.stream_partitions('ticks') WHERE NOT is_default;
+SELECT group_name, pending, held_bytes > 0 AS holds FROM pgmq.stream_groups('ticks') ORDER BY 1;
+SELECT count(*) FROM pgmq.ack('ticks', 'two', ARRAY(SELECT msg_id FROM pgmq.read_stream('ticks', 'two', 30, 10)));
+SELECT pgmq.send('ticks', '{"n": 5}');
+SELECT count(*) FROM pgmq.ack('ticks', 'two', ARRAY(SELECT msg_id FROM pgmq.read_stream('ticks', 'two', 30, 10)));
+CALL pgmq.run_partition_maintenance('ticks');
+SELECT partition_name FROM pgmq.stream_partitions('ticks') WHERE NOT is_default;
+SELECT msg_id FROM pgmq.peek('ticks', 10);
+SELECT pgmq.send('ticks', '{"after": "reclaim"}');
+SELECT msg_id, message FROM pgmq.read_stream('ticks', 'one', 30, 10);
+
+-- Groups go with the stream.
+SELECT pgmq.unsubscribe('orders', 'later');
+SELECT pgmq.unsubscribe('orders', 'later');
+SELECT pgmq.drop_queue('ticks');
+SELECT pgmq.drop_queue('orders');
+SELECT count(*) FROM pgmq.consumer_groups;
+SELECT pgmq.drop_queue('orders_dead');
+SELECT pgmq.drop_queue('plain');

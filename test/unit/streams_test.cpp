@@ -1,0 +1,79 @@
+// test/unit/streams_test.cpp
+// A stream's partition widths and names, and the DDL and SQL of streams
+// (streams.hpp): table names quoted, values only as parameters.
+#include "pgmq/core/streams.hpp"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sql_lexer.hpp"
+
+namespace {
+
+bool Contains(const std::string &haystack, const std::string &needle)
+{
+	return haystack.find(needle) != std::string::npos;
+}
+
+TEST(StreamPartitions, WidthFollowsTheRate)
+{
+	using pgmq::core::NextPartitionXids;
+	// 100 ids a second, partitions of an hour: 360,000 ids.
+	EXPECT_EQ(NextPartitionXids(6000, 60, 3600), 360000);
+	// Bounded below and above.
+	EXPECT_EQ(NextPartitionXids(1, 3600, 60), 1000);
+	EXPECT_EQ(NextPartitionXids(1000000000, 1, 86400), 1000000000);
+	// Nothing measured yet: the first width.
+	EXPECT_EQ(NextPartitionXids(0, 60, 3600), pgmq::core::kFirstPartitionXids);
+	EXPECT_EQ(NextPartitionXids(500, 0, 3600), pgmq::core::kFirstPartitionXids);
+}
+
+TEST(StreamPartitions, CoverAQuarterOfTheRetention)
+{
+	using pgmq::core::SecondsPerPartition;
+	EXPECT_DOUBLE_EQ(SecondsPerPartition(86400), 21600);
+	EXPECT_DOUBLE_EQ(SecondsPerPartition(0), 60);
+	EXPECT_DOUBLE_EQ(SecondsPerPartition(30 * 86400), 86400);
+}
+
+TEST(StreamPartitions, NamesAndBounds)
+{
+	EXPECT_EQ(pgmq::core::StreamPartitionName("q_orders", 12), "q_orders_p12");
+	EXPECT_EQ(pgmq::core::StreamDefaultPartitionName("q_orders"), "q_orders_default");
+	const auto statements = pgmq::core::CreateStreamPartitionStatements("q_orders", "q_orders_p2", 700, 10700);
+	ASSERT_EQ(statements.size(), 2u);
+	EXPECT_EQ(statements[0], "CREATE TABLE pgmq.\"q_orders_p2\" (LIKE pgmq.\"q_orders\" INCLUDING DEFAULTS)");
+	EXPECT_EQ(statements[1],
+	          "ALTER TABLE pgmq.\"q_orders\" ATTACH PARTITION pgmq.\"q_orders_p2\" FOR VALUES FROM ('700') TO ('10700')");
+}
+
+TEST(StreamSql, TableNamesAreQuoted)
+{
+	const std::string odd = "q_we\"ird";
+	for (const std::string &sql :
+	     {pgmq::core::WindowMessagesSql(odd, false), pgmq::core::WindowMessagesSql(odd, true), pgmq::core::EmitSql(odd),
+	      pgmq::core::SetAsideSql(odd, "q_dead"), pgmq::core::GroupBacklogSql(odd),
+	      pgmq::core::PartitionReclaimableSql(odd), pgmq::core::DefaultPartitionCleanupSql(odd)}) {
+		EXPECT_TRUE(Contains(sql, "pgmq.\"q_we\"\"ird\"")) << sql;
+		EXPECT_TRUE(pgmq_test::QuotesBalanced(sql)) << sql;
+	}
+	for (const std::string &statement : pgmq::core::CreateStreamStatements(odd, "a_we\"ird"))
+		EXPECT_TRUE(pgmq_test::QuotesBalanced(statement)) << statement;
+}
+
+TEST(StreamSql, WindowsAreCutBySnapshotsAndReadInKeyOrder)
+{
+	const std::string current = pgmq::core::WindowMessagesSql("q_s", false);
+	EXPECT_TRUE(Contains(current, "pg_visible_in_snapshot(q.xid, g.window_end) AND NOT pg_visible_in_snapshot(q.xid, "
+	                              "g.window_start)"))
+		<< current;
+	EXPECT_TRUE(Contains(current, "(q.xid, q.msg_id) > (g.position_xid, g.position_id)")) << current;
+	EXPECT_TRUE(Contains(current, "ORDER BY q.xid, q.msg_id LIMIT $3")) << current;
+	const std::string cut = pgmq::core::WindowMessagesSql("q_s", true);
+	EXPECT_TRUE(Contains(cut, "pg_current_snapshot() AS cut")) << cut;
+	EXPECT_TRUE(Contains(cut, "pg_visible_in_snapshot(q.xid, s.cut) AND NOT pg_visible_in_snapshot(q.xid, g.window_end)"))
+		<< cut;
+}
+
+}  // namespace
