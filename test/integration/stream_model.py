@@ -10,7 +10,8 @@ undone by ROLLBACK TO SAVEPOINT, and prepared (PREPARE TRANSACTION, then
 COMMIT PREPARED or ROLLBACK PREPARED later, from whichever producer comes by).
 Three consumer groups, subscribed before the first send, each read by two or
 more consumers: read_stream with a short vt (sometimes read_stream_with_poll,
-sometimes a read in a transaction that is rolled back), acknowledging each
+sometimes a read in a transaction that is rolled back, or one whose acks
+are in its transaction, the others waiting for it), acknowledging each
 message or the batch by array; in some groups a consumer sometimes "crashes"
 (acknowledges part of the batch or nothing, so the lease runs out and the
 group is given the rest again). Every call is timed on the client, and the
@@ -288,7 +289,10 @@ class Consumer:
         g, c = self.group, self.conn
         start = now()
         rollback_at = None
-        if kind == "rolled back":
+        if kind == "in transaction":
+            c.execute("BEGIN")
+            rows = c.execute(READ_SQL, (self.stream, g.name, g.vt, qty)).fetchall()
+        elif kind == "rolled back":
             c.execute("BEGIN")
             rows = c.execute(READ_SQL, (self.stream, g.name, g.vt, qty)).fetchall()
             time.sleep(self.rnd.random() * 0.01)
@@ -317,15 +321,23 @@ class Consumer:
             self.model.errors.append(f"{self.group.name}: ack by array of {ids} returned ids not asked for: {sorted(got - set(ids))}")
 
     def step(self):
-        rnd, g = self.rnd, self.group
-        kind = rnd.choices(["read", "poll", "rolled back"], [8, 1, 1])[0]
+        rnd = self.rnd
+        kind = rnd.choices(["read", "poll", "rolled back", "in transaction"], [8, 1, 1, 1])[0]
         rd = self.read(kind, rnd.randint(1, 6))
         self.model.count(f"reads {kind}{'' if rd.rows else ', empty'}")
+        try:
+            if rd.rows and rd.committed:
+                self.process(rd)
+        finally:
+            if kind == "in transaction":
+                # The read and the acks commit together; meanwhile the
+                # group's other readers wait for its lock.
+                self.conn.execute("COMMIT")
         if not rd.rows:
             time.sleep(rnd.uniform(0.002, 0.02))
-            return
-        if not rd.committed:
-            return
+
+    def process(self, rd):
+        rnd, g = self.rnd, self.group
         time.sleep(rnd.random() * 0.01)  # the work
         ids = [r[0] for r in rd.rows]
         if self.crashes and g.crash_p and rnd.random() < g.crash_p:
