@@ -7,7 +7,10 @@ Producers (several connections) send to a stream with send and send_batch,
 with and without headers, in transactions that are autocommit, short, long
 (held open while the others commit higher ids), rolled back, with sends
 undone by ROLLBACK TO SAVEPOINT, and prepared (PREPARE TRANSACTION, then
-COMMIT PREPARED or ROLLBACK PREPARED later, from whichever producer comes by).
+COMMIT PREPARED or ROLLBACK PREPARED later, by a coordinator on a connection
+of its own). In the first phase partition maintenance runs all along, with
+retention 0: partitions are made ahead as the traffic crosses into them, and
+reclaimed once every group has passed them.
 Three consumer groups, subscribed before the first send, each read by two or
 more consumers: read_stream with a short vt (sometimes read_stream_with_poll,
 sometimes a read in a transaction that is rolled back, or one whose acks
@@ -151,7 +154,6 @@ class Producer:
     def run(self, until):
         try:
             while now() < until:
-                self.resolve_prepared(due_only=True)
                 self.transaction()
                 time.sleep(self.rnd.random() * 0.03)
         except Exception as e:  # reported by the main thread
@@ -245,6 +247,10 @@ class Producer:
         self.model.count(f"tx {kind}")
 
     def resolve_prepared(self, due_only):
+        """COMMIT PREPARED or ROLLBACK PREPARED of the prepared transactions
+        (those due): the coordinator's work, on a connection of its own (a
+        producer that waits for a lock cannot end the prepared transaction
+        that holds it)."""
         while True:
             with self.model.lock:
                 due = [p for p in self.model.prepared if not due_only or p[0] <= now()]
@@ -635,24 +641,73 @@ def stream_groups(admin, stream):
     return {r[cols.index("group_name")]: dict(zip(cols, r)) for r in cur.fetchall()}
 
 
-def run_phase(label, stream, groups, seconds, args, rnd, prepared_ok, admin):
+def coordinate(coordinator, until):
+    try:
+        while now() < until:
+            coordinator.resolve_prepared(due_only=True)
+            time.sleep(0.02)
+    except Exception as e:
+        coordinator.model.errors.append(f"coordinator: {type(e).__name__}: {e}")
+
+
+def partitions(admin, stream):
+    return admin.execute("SELECT partition_name, from_xid::text::int8, to_xid::text::int8, bytes "
+                         "FROM pgmq.stream_partitions(%s) WHERE NOT is_default ORDER BY from_xid", (stream,)).fetchall()
+
+
+def maintain(stream, model, until):
+    """Partition maintenance of the stream, again and again: partitions made
+    ahead, and those every group passed reclaimed (retention 0) while the
+    groups read the next."""
+    try:
+        with connect() as c:
+            while now() < until:
+                start = now()
+                c.execute("CALL pgmq.run_partition_maintenance(%s)", (stream,))
+                model.count("maintenance runs")
+                with model.lock:
+                    model.counts["maintenance, longest run (ms)"] = max(model.counts.get("maintenance, longest run (ms)", 0),
+                                                                         round((now() - start) * 1000))
+                time.sleep(0.2)
+    except Exception as e:
+        model.errors.append(f"maintenance: {type(e).__name__}: {e}")
+
+
+def run_phase(label, stream, groups, seconds, args, rnd, prepared_ok, admin, maintained=False):
     print(f"{TAG} {label}: stream {stream}, groups "
           + ", ".join(f"{g.name} (vt {g.vt}, {g.consumers} consumers{', crashes' if g.crash_p else ''}"
-                      f"{', ordered' if g.ordered else ''})" for g in groups) + f", {seconds:g} s", flush=True)
-    admin.execute("SELECT pgmq.create_stream(%s)", (stream,))
+                      f"{', ordered' if g.ordered else ''})" for g in groups) + f", {seconds:g} s"
+          + (", partition maintenance with retention 0" if maintained else ""), flush=True)
+    if maintained:
+        admin.execute("SELECT pgmq.create_stream(%s, retention => '0 s', max_retention => '1 h')", (stream,))
+    else:
+        admin.execute("SELECT pgmq.create_stream(%s)", (stream,))
     for g in groups:
         admin.execute("SELECT pgmq.subscribe(%s, %s, since => %s, ordered => %s)", (stream, g.name, g.since, g.ordered))
+    if maintained:
+        # Transaction ids used up to just before the end of the premade
+        # partitions: the traffic crosses into the next ones.
+        upper = max(p[2] for p in partitions(admin, stream))
+        burn = upper - admin.execute("SELECT pg_current_xact_id()::text::int8").fetchone()[0] - 1500
+        admin.execute("SET synchronous_commit = off")
+        admin.execute(f"DO $$ BEGIN FOR i IN 1..{max(burn, 0)} LOOP PERFORM pg_current_xact_id(); COMMIT; END LOOP; END $$")
+        admin.execute("RESET synchronous_commit")
+        print(f"{TAG} {label}: partitions at the start {partitions(admin, stream)}", flush=True)
     model = Model()
     producers = [Producer(i, stream, model, random.Random(rnd.random()), prepared_ok) for i in range(args.producers)]
+    coordinator = Producer("coordinator", stream, model, None, False)
     consumers = [Consumer(f"{g.name}/{i}", stream, g, model, random.Random(rnd.random()))
                  for g in groups for i in range(g.consumers)]
     until = now() + seconds
     threads = [threading.Thread(target=w.run, args=(until,)) for w in producers + consumers]
+    threads.append(threading.Thread(target=coordinate, args=(coordinator, until)))
+    if maintained:
+        threads.append(threading.Thread(target=maintain, args=(stream, model, until)))
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    producers[0].resolve_prepared(due_only=False)
+    coordinator.resolve_prepared(due_only=False)
     failures = list(model.errors)
     drain_threads = []
     drained = {}
@@ -663,11 +718,14 @@ def run_phase(label, stream, groups, seconds, args, rnd, prepared_ok, admin):
     for t in drain_threads:
         t.join()
     failures += model.errors[len(failures):]
-    for w in producers + consumers:
+    for w in producers + consumers + [coordinator]:
         w.close()
     for g in groups:
         if not drained.get(g.name):
             failures.append(f"{g.name}: the drain did not end in 30 s")
+    if maintained:
+        admin.execute("CALL pgmq.run_partition_maintenance(%s)", (stream,))
+        print(f"{TAG} {label}: partitions at the end {partitions(admin, stream)}", flush=True)
     info = stream_groups(admin, stream)
     for g in groups:
         row = info.get(g.name)
@@ -760,7 +818,7 @@ def run(args, seed):
             Group("g_crash", vt=1, crash_p=0.1, array_p=0.3, consumers=2),
             Group("g_array", vt=1, crash_p=0.05, array_p=0.8, consumers=3, since="-infinity"),
             Group("g_exact", vt=3, crash_p=0, array_p=0.4, consumers=2),
-        ], args.seconds * 0.55, args, rnd, prepared_ok, admin)
+        ], args.seconds * 0.55, args, rnd, prepared_ok, admin, maintained=True)
         return failures + run_phase("ordered", "sm_ordered", [
             Group("o_crash", vt=1, crash_p=0.04, array_p=0.4, consumers=3, ordered=True),
             Group("o_exact", vt=3, crash_p=0, array_p=0.4, consumers=2, ordered=True),
