@@ -8,9 +8,7 @@ with and without headers, in transactions that are autocommit, short, long
 (held open while the others commit higher ids), rolled back, with sends
 undone by ROLLBACK TO SAVEPOINT, and prepared (PREPARE TRANSACTION, then
 COMMIT PREPARED or ROLLBACK PREPARED later, by a coordinator on a connection
-of its own). In the first phase partition maintenance runs all along, with
-retention 0: partitions are made ahead as the traffic crosses into them, and
-reclaimed once every group has passed them.
+of its own).
 Three consumer groups, subscribed before the first send, each read by two or
 more consumers: read_stream with a short vt (sometimes read_stream_with_poll,
 sometimes a read in a transaction that is rolled back, or one whose acks
@@ -19,7 +17,10 @@ message or the batch by array; in some groups a consumer sometimes "crashes"
 (acknowledges part of the batch or nothing, so the lease runs out and the
 group is given the rest again). Every call is timed on the client, and the
 checks use only what those times prove (a lease of vt seconds taken by a read
-that started at t lasts at least until t + vt).
+that started at t lasts at least until t + vt). In the first phase partition
+maintenance (CALL pgmq.run_partition_maintenance, what pgmq's worker runs)
+runs all along, with retention 0: partitions are made ahead as the traffic
+crosses into them, and reclaimed once every group has passed them.
 
 After the producers stop, every group is drained, then checked:
   - every committed message was delivered to every group, with its body and
