@@ -187,13 +187,18 @@ std::string SeekSql()
 
 std::string LockGroupSql()
 {
+	return std::string("SELECT FROM pgmq.consumer_groups AS g") + kGroupIs + " FOR NO KEY UPDATE";
+}
+
+std::string GroupStateSql()
+{
 	return std::string("SELECT g.ordered, g.max_deliveries, g.dead_letter_queue::text, jsonb_array_length(g.leases), "
-	                   "e.b, e.n, e.ids, e.x0, e.x1 FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
+	                   "e.b, e.n, e.ids FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
 	                   "(l.value ->> 'b')::int8 AS b, (l.value ->> 'n')::int AS n, ARRAY(SELECT (i.v)::int8 FROM "
-	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids, l.value ->> 'x0' AS x0, "
-	                   "l.value ->> 'x1' AS x1 FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
+	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids "
+	                   "FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
 	                   "<= $3 ORDER BY (l.value ->> 'b')::int8 LIMIT 1) AS e ON true") +
-	       kGroupIs + " FOR NO KEY UPDATE OF g";
+	       kGroupIs;
 }
 
 std::string WindowMessagesSql(std::string_view queue_table, bool cut)
@@ -204,7 +209,9 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut)
 		next = std::string("WITH s AS (SELECT NULL::pg_snapshot AS cut), m AS (SELECT q.msg_id, q.xid FROM "
 		                   "pgmq.consumer_groups AS g, LATERAL (SELECT q.msg_id, q.xid FROM ") +
 		       q + " AS q WHERE " + InWindow("g.window_start", "g.window_end") +
-		       " AND (g.position_xid IS NULL OR (q.xid, q.msg_id) > (g.position_xid, g.position_id)) AND " + kFloors +
+		       // One row comparison (no OR), so the key's index starts at the position.
+		       " AND (q.xid, q.msg_id) > (coalesce(g.position_xid, pg_snapshot_xmin(g.window_start)), "
+		       "coalesce(g.position_id, 0)) AND " + kFloors +
 		       " ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
 	else
 		next = std::string("WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS cut), m AS (SELECT q.msg_id, q.xid "
@@ -212,9 +219,7 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut)
 		       q + " AS q WHERE " + InWindow("g.window_end", "s.cut") + " AND (NOT " + kEmptyWindowEnd + " OR " +
 		       kFloors + ") ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
 	return next + " SELECT array_agg(m.msg_id ORDER BY m.xid, m.msg_id), "
-	              "(array_agg(m.xid ORDER BY m.xid, m.msg_id))[1]::text, "
 	              "(array_agg(m.xid ORDER BY m.xid DESC, m.msg_id DESC))[1], "
-	              "(array_agg(m.xid ORDER BY m.xid DESC, m.msg_id DESC))[1]::text, "
 	              "(array_agg(m.msg_id ORDER BY m.xid DESC, m.msg_id DESC))[1], (SELECT s.cut FROM s) FROM m";
 }
 
@@ -222,8 +227,8 @@ std::string RecordLeaseSql()
 {
 	const std::string keep_floor = std::string("CASE WHEN $5::pg_snapshot IS NULL OR ") + kEmptyWindowEnd + " THEN g.";
 	return std::string("UPDATE pgmq.consumer_groups AS g SET leases = g.leases || jsonb_build_array(jsonb_build_object("
-	                   "'b', g.next_batch, 'ids', to_jsonb($3::int8[]), 'vt', $4::float8, 'n', 1, 'x0', $9::text, "
-	                   "'x1', $10::text)), next_batch = g.next_batch + 1, "
+	                   "'b', g.next_batch, 'ids', to_jsonb($3::int8[]), 'vt', $4::float8, 'n', 1)), "
+	                   "next_batch = g.next_batch + 1, "
 	                   "window_start = CASE WHEN $5::pg_snapshot IS NULL THEN g.window_start ELSE g.window_end END, "
 	                   "window_end = coalesce($5::pg_snapshot, g.window_end), ") +
 	       "floor_id = " + keep_floor + "floor_id END, floor_time = " + keep_floor +
@@ -235,7 +240,7 @@ std::string EmitSql(std::string_view queue_table)
 {
 	return "SELECT q.msg_id, $2::int4, q.enqueued_at, $3::timestamptz, $4::timestamptz, q.message, q.headers FROM " +
 	       QualifiedTable(queue_table) +
-	       " AS q WHERE q.xid >= $5::xid8 AND q.xid <= $6::xid8 AND q.msg_id = ANY ($1) ORDER BY q.xid, q.msg_id";
+	       " AS q WHERE q.msg_id = ANY ($1) ORDER BY q.xid, q.msg_id";
 }
 
 std::string RenewLeaseSql()
@@ -246,11 +251,6 @@ std::string RenewLeaseSql()
 	                   "last_read_at = $5") +
 	       kGroupIs + " RETURNING (SELECT (l.value ->> 'n')::int FROM jsonb_array_elements(g.leases) AS l "
 	                  "WHERE (l.value ->> 'b')::int8 = $3)";
-}
-
-std::string LockGroupOnlySql()
-{
-	return std::string("SELECT FROM pgmq.consumer_groups AS g") + kGroupIs + " FOR NO KEY UPDATE";
 }
 
 std::string AckSql()

@@ -17,6 +17,7 @@
 #include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/stream.hpp"
+#include "pgmq/pg/stream_plans.hpp"
 #include "pgmq/pg/table_shape.hpp"
 #include "pgmq/pg/wakeup.hpp"
 
@@ -32,7 +33,7 @@ using namespace pgmq::pg;
 
 namespace {
 
-struct StreamRead {
+struct GroupReader {
 	FunctionCallInfo fcinfo;
 	QueueRef stream;
 	Datum name;
@@ -79,15 +80,14 @@ bool KeptIfTrue(Fn &&fn)
 	return kept;
 }
 
-// Locks the group row (LockGroupSql); ERROR when there is no such group.
-void LockGroup(const StreamRead &read, TimestampTz now)
+// Locks the group row (LockGroupSql), then reads its state (GroupStateSql)
+// into the last result; ERROR when there is no such group.
+void LockGroup(const GroupReader &read, TimestampTz now)
 {
-	Oid types[3] = {TEXTOID, TEXTOID, FLOAT8OID};
 	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
-	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::LockGroupSql(), 3, types, values); });
-	if (rows == 0)
+	if (ExecuteStreamStatement(read.stream, StreamStatement::LockGroup, values) == 0)
 		NoSuchGroup(read.stream, read.group);
+	ExecuteStreamStatement(read.stream, StreamStatement::GroupState, values);
 	bool no_dead_letter = true;
 	const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
 	if (!no_dead_letter)
@@ -96,18 +96,15 @@ void LockGroup(const StreamRead &read, TimestampTz now)
 
 // Ends the group's leases on ids (int8[]); the ids it held are the last
 // result's rows. The group row must be locked.
-uint64 AckIds(Datum name, Datum group, Datum ids)
+uint64 AckIds(const GroupReader &read, Datum ids)
 {
-	Oid types[4] = {TEXTOID, TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID};
-	Datum values[4] = {name, group, ids, TimestampTzGetDatum(GetCurrentTimestamp())};
-	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::AckSql(), 4, types, values); });
-	return rows;
+	Datum values[4] = {read.name, read.group, ids, TimestampTzGetDatum(GetCurrentTimestamp())};
+	return ExecuteStreamStatement(read.stream, StreamStatement::Ack, values);
 }
 
 // Copies the messages ids (int8[]) to the dead-letter queue `dead_letter`
 // (text) with the group, the reason (NULL: none) and their deliveries.
-void SetAside(const StreamRead &read, Datum dead_letter, Datum ids, Datum reason, int32 deliveries)
+void SetAside(const GroupReader &read, Datum dead_letter, Datum ids, Datum reason, int32 deliveries)
 {
 	QueueRef target;
 	ResolveQueueName(DatumGetTextPP(dead_letter), &target);
@@ -126,13 +123,10 @@ void SetAside(const StreamRead &read, Datum dead_letter, Datum ids, Datum reason
 }
 
 // Emits the leased messages ids (int8[]) as message_record rows.
-uint64 Emit(const StreamRead &read, Datum ids, int32 read_ct, TimestampTz now, TimestampTz vt, Datum first_xid,
-            Datum last_xid)
+uint64 Emit(const GroupReader &read, Datum ids, int32 read_ct, TimestampTz now, TimestampTz vt)
 {
-	Oid types[6] = {INT8ARRAYOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TEXTOID, TEXTOID};
-	Datum values[6] = {ids, Int32GetDatum(read_ct), TimestampTzGetDatum(now), TimestampTzGetDatum(vt), first_xid, last_xid};
-	uint64 rows = 0;
-	RunCore([&] { rows = ExecuteOnce(core::EmitSql(read.stream.queue_table), 6, types, values); });
+	Datum values[4] = {ids, Int32GetDatum(read_ct), TimestampTzGetDatum(now), TimestampTzGetDatum(vt)};
+	const uint64 rows = ExecuteStreamStatement(read.stream, StreamStatement::Emit, values);
 	if (rows > 0)
 		EmitRows(read.fcinfo, read.stream.queue_table);
 	return rows;
@@ -140,11 +134,10 @@ uint64 Emit(const StreamRead &read, Datum ids, int32 read_ct, TimestampTz now, T
 
 // The group's next messages (window `cut` or not, WindowMessagesSql): true
 // with their row in the last result, false when there are none.
-bool NextInWindow(const StreamRead &read, bool cut)
+bool NextInWindow(const GroupReader &read, bool cut)
 {
-	Oid types[3] = {TEXTOID, TEXTOID, INT4OID};
 	Datum values[3] = {read.name, read.group, Int32GetDatum(read.qty)};
-	RunCore([&] { ExecuteOnce(core::WindowMessagesSql(read.stream.queue_table, cut), 3, types, values); });
+	ExecuteStreamStatement(read.stream, cut ? StreamStatement::WindowCut : StreamStatement::Window, values);
 	bool isnull = true;
 	(void) ResultValue(0, 1, INT8ARRAYOID, &isnull);
 	return !isnull;
@@ -153,7 +146,7 @@ bool NextInWindow(const StreamRead &read, bool cut)
 // Delivers the group's first expired lease again (the group row locked,
 // its columns in the last result), or sets it aside at max_deliveries.
 // Returns whether it emitted rows.
-bool Redeliver(const StreamRead &read, TimestampTz now, TimestampTz vt)
+bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
 	bool no_max = true;
@@ -163,49 +156,42 @@ bool Redeliver(const StreamRead &read, TimestampTz now, TimestampTz vt)
 	const Datum batch = ResultValue(0, 5, INT8OID, &isnull);
 	const int32 deliveries = DatumGetInt32(ResultValue(0, 6, INT4OID, &isnull));
 	const Datum ids = ResultValue(0, 7, INT8ARRAYOID, &isnull);
-	const Datum first_xid = ResultValue(0, 8, TEXTOID, &isnull);
-	const Datum last_xid = ResultValue(0, 9, TEXTOID, &isnull);
 	if (!no_max && deliveries >= max_deliveries) {
 		if (!no_dead_letter)
 			SetAside(read, dead_letter, ids, CStringGetTextDatum(core::kDeliveryLimitReason), deliveries);
-		AckIds(read.name, read.group, ids);
+		AckIds(read, ids);
 		return false;
 	}
-	Oid types[5] = {TEXTOID, TEXTOID, INT8OID, FLOAT8OID, TIMESTAMPTZOID};
 	Datum values[5] = {read.name, read.group, batch, Float8GetDatum(EpochSeconds(vt)), TimestampTzGetDatum(now)};
-	RunCore([&] { ExecuteOnce(core::RenewLeaseSql(), 5, types, values); });
-	if (Emit(read, ids, deliveries + 1, now, vt, first_xid, last_xid) > 0)
+	ExecuteStreamStatement(read.stream, StreamStatement::Renew, values);
+	if (Emit(read, ids, deliveries + 1, now, vt) > 0)
 		return true;
 	// Gone (its partition reclaimed at max_retention): the lease goes too.
-	AckIds(read.name, read.group, ids);
+	AckIds(read, ids);
 	return false;
 }
 
 // Leases the messages of the last result (NextInWindow) to the group and
 // emits them.
-void LeaseNext(const StreamRead &read, TimestampTz now, TimestampTz vt)
+void LeaseNext(const GroupReader &read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
 	const Datum ids = ResultValue(0, 1, INT8ARRAYOID, &isnull);
-	const Datum first_xid = ResultValue(0, 2, TEXTOID, &isnull);
-	const Datum position_xid = ResultValue(0, 3, XID8OID, &isnull);
-	const Datum last_xid = ResultValue(0, 4, TEXTOID, &isnull);
-	const Datum position_id = ResultValue(0, 5, INT8OID, &isnull);
+	const Datum position_xid = ResultValue(0, 2, XID8OID, &isnull);
+	const Datum position_id = ResultValue(0, 3, INT8OID, &isnull);
 	bool no_cut = true;
-	const Datum cut = ResultValue(0, 6, PG_SNAPSHOTOID, &no_cut);
-	Oid types[10] = {TEXTOID, TEXTOID, INT8ARRAYOID, FLOAT8OID, PG_SNAPSHOTOID,
-	                 XID8OID, INT8OID, TIMESTAMPTZOID, TEXTOID, TEXTOID};
-	Datum values[10] = {read.name,    read.group,  ids, Float8GetDatum(EpochSeconds(vt)), cut, position_xid,
-	                    position_id, TimestampTzGetDatum(now), first_xid, last_xid};
-	const char nulls[10] = {' ', ' ', ' ', ' ', NullFlag(no_cut), ' ', ' ', ' ', ' ', ' '};
-	RunCore([&] { ExecuteOnce(core::RecordLeaseSql(), 10, types, values, nulls); });
-	Emit(read, ids, 1, now, vt, first_xid, last_xid);
+	const Datum cut = ResultValue(0, 4, PG_SNAPSHOTOID, &no_cut);
+	Datum values[8] = {read.name, read.group, ids, Float8GetDatum(EpochSeconds(vt)), cut, position_xid,
+	                    position_id, TimestampTzGetDatum(now)};
+	const char nulls[8] = {' ', ' ', ' ', ' ', NullFlag(no_cut), ' ', ' ', ' '};
+	ExecuteStreamStatement(read.stream, StreamStatement::RecordLease, values, nulls);
+	Emit(read, ids, 1, now, vt);
 }
 
 // One read: an expired lease again, else the next messages as a new lease
 // (none while an ordered group has a lease out). Returns whether it
 // emitted rows.
-bool ReadOnce(StreamRead *read)
+bool ReadOnce(GroupReader *read)
 {
 	QueuePolicy policy;
 	if (read->paused)
@@ -248,14 +234,14 @@ bool ReadOnce(StreamRead *read)
 
 bool ReadAttempt(void *context)
 {
-	auto *read = static_cast<StreamRead *>(context);
+	auto *read = static_cast<GroupReader *>(context);
 	return KeptIfTrue([read] { return ReadOnce(read); });
 }
 
 // read_stream and read_stream_with_poll: (stream, group, vt, qty[, poll]).
-Datum ReadStream(FunctionCallInfo fcinfo, bool poll)
+Datum ReadAsGroup(FunctionCallInfo fcinfo, bool poll)
 {
-	StreamRead read;
+	GroupReader read;
 	RefuseDuringRecovery(fcinfo);
 	BeginRowsResult(fcinfo);
 	ResolveStream(fcinfo, 0, &read.stream);
@@ -287,7 +273,7 @@ Datum ReadStream(FunctionCallInfo fcinfo, bool poll)
 }
 
 // Resolves (stream, group) and locks the group row. Requires SPI.
-void LockGroupFor(FunctionCallInfo fcinfo, StreamRead *read)
+void LockGroupFor(FunctionCallInfo fcinfo, GroupReader *read)
 {
 	RefuseDuringRecovery(fcinfo);
 	ResolveStream(fcinfo, 0, &read->stream);
@@ -300,16 +286,16 @@ void LockGroupFor(FunctionCallInfo fcinfo, StreamRead *read)
 }  // namespace
 
 // read_stream(stream_name, group_name, vt, qty) -> SETOF message_record
-PGMQ_FUNCTION(pgmq_read_stream) { return ReadStream(fcinfo, false); }
+PGMQ_FUNCTION(pgmq_read_stream) { return ReadAsGroup(fcinfo, false); }
 // read_stream_with_poll(stream_name, group_name, vt, qty, max_poll_seconds,
 // poll_interval_ms) -> SETOF message_record
-PGMQ_FUNCTION(pgmq_read_stream_with_poll) { return ReadStream(fcinfo, true); }
+PGMQ_FUNCTION(pgmq_read_stream_with_poll) { return ReadAsGroup(fcinfo, true); }
 
 // ack(stream_name, group_name, msg_id bigint) -> boolean. A NULL id matches
 // no message.
 PGMQ_FUNCTION(pgmq_ack)
 {
-	StreamRead read;
+	GroupReader read;
 	LockGroupFor(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		PG_RETURN_BOOL(false);
@@ -319,7 +305,7 @@ PGMQ_FUNCTION(pgmq_ack)
 	uint64 acked = 0;
 	InStreamScope([&] {
 		LockGroup(read, GetCurrentTimestamp());
-		acked = AckIds(read.name, read.group, PointerGetDatum(ids));
+		acked = AckIds(read, PointerGetDatum(ids));
 	});
 	SpiFinish();
 	PG_RETURN_BOOL(acked > 0);
@@ -329,7 +315,7 @@ PGMQ_FUNCTION(pgmq_ack)
 // the group held, in order.
 PGMQ_FUNCTION(pgmq_ack_ids)
 {
-	StreamRead read;
+	GroupReader read;
 	BeginRowsResult(fcinfo);
 	LockGroupFor(fcinfo, &read);
 	if (PG_ARGISNULL(2))
@@ -338,7 +324,7 @@ PGMQ_FUNCTION(pgmq_ack_ids)
 	SpiConnect();
 	InStreamScope([&] {
 		LockGroup(read, GetCurrentTimestamp());
-		if (AckIds(read.name, read.group, PointerGetDatum(ids)) > 0)
+		if (AckIds(read, PointerGetDatum(ids)) > 0)
 			EmitRows(fcinfo);
 	});
 	SpiFinish();
@@ -350,7 +336,7 @@ PGMQ_FUNCTION(pgmq_ack_ids)
 // and acknowledged.
 PGMQ_FUNCTION(pgmq_set_aside)
 {
-	StreamRead read;
+	GroupReader read;
 	LockGroupFor(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		PG_RETURN_BOOL(false);
@@ -368,15 +354,14 @@ PGMQ_FUNCTION(pgmq_set_aside)
 			                errmsg("consumer group \"%s\" has no dead-letter queue", TextDatumGetCString(read.group)),
 			                errhint("Name one with pgmq.subscribe(stream_name, group_name, dead_letter_queue => "
 			                        "'queue'), or acknowledge the message with pgmq.ack.")));
-		Oid types[3] = {TEXTOID, TEXTOID, INT8OID};
 		Datum values[3] = {read.name, read.group, id};
-		RunCore([&] { ExecuteOnce(core::LeaseOfSql(), 3, types, values); });
+		ExecuteStreamStatement(read.stream, StreamStatement::LeaseOf, values);
 		if (SPI_processed == 0)
 			return;
 		bool isnull = true;
 		const int32 deliveries = DatumGetInt32(ResultValue(0, 1, INT4OID, &isnull));
 		SetAside(read, dead_letter, PointerGetDatum(ids), reason, deliveries);
-		held = AckIds(read.name, read.group, PointerGetDatum(ids)) > 0;
+		held = AckIds(read, PointerGetDatum(ids)) > 0;
 	});
 	SpiFinish();
 	PG_RETURN_BOOL(held);

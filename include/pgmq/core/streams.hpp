@@ -99,40 +99,42 @@ std::string UnsubscribeSql();
 // no leases. Returns a row when the group exists.
 std::string SeekSql();
 
-// Locks the group row: ($1 stream, $2 group, $3 now as epoch seconds) ->
-// ordered, max_deliveries, dead_letter_queue, the number of leases, and the
-// first expired lease: batch, deliveries, msg_ids (int8[]), its first and
-// last xid (text); NULL when none has expired.
+// Locks the group row: ($1 stream, $2 group) -> a row when the group exists.
+// Apart from GroupStateSql: a statement that waited for the lock reads the
+// row the other transaction left only in its next statement (READ
+// COMMITTED), and a LATERAL over the row's leases would still see the old.
 std::string LockGroupSql();
+
+// After LockGroupSql: ($1 stream, $2 group, $3 now as epoch seconds) ->
+// ordered, max_deliveries, dead_letter_queue, the number of leases, and the
+// first expired lease: batch, deliveries, msg_ids (int8[]); NULL when none
+// has expired.
+std::string GroupStateSql();
 
 // The next messages of the group's current window after its position, at
 // most $3, in (xid, msg_id) order: ($1 stream, $2 group, $3 qty) -> one row:
-// their msg_ids (int8[], NULL when none), the first xid (text), the last
-// (xid8, and as text) and its msg_id, and with cut the new window_end. With cut, the
+// their msg_ids (int8[], NULL when none), the last one's xid and msg_id (the
+// new position), and with cut the new window_end. With cut, the
 // window that starts at the group's window_end and ends at the current
 // snapshot instead; floors apply only after the empty window seek leaves.
 std::string WindowMessagesSql(std::string_view queue_table, bool cut);
 
 // Records a new lease after a read: ($1 stream, $2 group, $3 msg_ids int8[],
 // $4 lease end epoch seconds, $5 new window_end or NULL (no cut), $6
-// position xid8, $7 position msg_id, $8 now, $9 first xid, $10 last xid
-// (text)) -> the batch number. A cut keeps the floors only when it ends the
+// position xid8, $7 position msg_id, $8 now) -> the batch number. A cut keeps the floors only when it ends the
 // empty window of a seek.
 std::string RecordLeaseSql();
 
 // The leased messages as message_record rows: ($1 msg_ids int8[], $2
-// read_ct, $3 now (last_read_at), $4 vt, $5 first xid, $6 last xid (text)),
-// in (xid, msg_id) order.
+// read_ct, $3 now (last_read_at), $4 vt), in (xid, msg_id) order. By msg_id
+// alone (its index): a window of one large transaction shares one xid.
 std::string EmitSql(std::string_view queue_table);
 
 // Extends an expired lease for another delivery: ($1 stream, $2 group, $3
 // batch, $4 lease end epoch seconds, $5 now) -> deliveries so far.
 std::string RenewLeaseSql();
 
-// Locks the group row: ($1 stream, $2 group) -> a row when it exists.
-std::string LockGroupOnlySql();
-
-// Acknowledges (after LockGroupOnlySql): ($1 stream, $2 group, $3 ids int8[], $4 now) -> each id the
+// Acknowledges (after LockGroupSql): ($1 stream, $2 group, $3 ids int8[], $4 now) -> each id the
 // group held a lease on, removed from its lease (a lease with no id left
 // goes). No update when none was held.
 std::string AckSql();
