@@ -22,10 +22,16 @@ maintenance (CALL pgmq.run_partition_maintenance, what pgmq's worker runs)
 runs all along, with retention 0: partitions are made ahead as the traffic
 crosses into them, and reclaimed once every group has passed them.
 
+The second phase also subscribes two groups while the traffic runs: one
+with since NULL, one with since a time a second before.
+
 After the producers stop, every group is drained, then checked:
-  - every committed message was delivered to every group, with its body and
-    headers, and was acknowledged; none that rolled back (transaction,
-    savepoint or prepared) was ever delivered;
+  - every committed message was delivered to every group subscribed before
+    it committed, with its body and headers, and was acknowledged; none
+    that rolled back (transaction, savepoint or prepared) was ever
+    delivered; a group subscribed with since NULL got none that committed
+    before the subscribe began, one subscribed since a time got exactly the
+    messages whose enqueued_at is at or after it;
   - leases: no message is given to a read while another read's lease on it
     runs (not acknowledged, vt not over), nor after an acknowledgement that
     returned true; an acknowledgement inside the lease returns true, a second
@@ -84,9 +90,17 @@ def now():
 
 
 class Group:
-    def __init__(self, name, vt, crash_p, array_p, consumers, ordered=False, since=None):
+    """A consumer group: subscribed before the traffic (since NULL or
+    '-infinity'), or `late` = (kind, fraction): after that fraction of the
+    phase, since NULL ("now": the messages that commit after the subscribe)
+    or since a time a second before ("time": the messages sent at or after
+    it, also those that committed before the subscribe)."""
+
+    def __init__(self, name, vt, crash_p, array_p, consumers, ordered=False, since=None, late=None):
         self.name, self.vt, self.crash_p, self.array_p = name, vt, crash_p, array_p
-        self.consumers, self.ordered, self.since = consumers, ordered, since
+        self.consumers, self.ordered, self.since, self.late = consumers, ordered, since, late
+        self.ready = threading.Event()
+        self.sub_start = self.sub_end = self.since_time = None
 
 
 class Tx:
@@ -122,6 +136,7 @@ class Model:
         self.reads = {}    # group -> [Read]
         self.reacks = []   # (group, msg_id, result) of acks of an acknowledged message
         self.prepared = []  # (due, tx, gid, commit?)
+        self.enqueued = {}  # msg_id -> enqueued_at, read from the stream's table at the end
         self.counts = {}
         self.errors = []
         self.tx_seq = 0
@@ -287,6 +302,7 @@ class Consumer:
 
     def run(self, until):
         try:
+            self.group.ready.wait(max(0, until - now()))
             while now() < until:
                 self.step()
         except Exception as e:
@@ -397,6 +413,14 @@ def check_group(model, group, failures):
     name, vt = group.name, group.vt
     reads = sorted(model.reads.get(name, []), key=lambda r: r.start)
     committed_ids = {m for m, (tx, _, _) in model.msgs.items() if tx.status == "committed" and m in tx.ids}
+    # What the group must be given, and what it may be given.
+    if group.late is None:
+        must = may = committed_ids
+    elif group.late[0] == "now":
+        must = {m for m in committed_ids if model.msgs[m][0].commit_start > group.sub_end}
+        may = {m for m in committed_ids if model.msgs[m][0].commit_end > group.sub_start}
+    else:
+        must = may = {m for m in committed_ids if model.enqueued[m] >= group.since_time}
 
     def fail(msg):
         failures.append(f"{name}: {msg}")
@@ -419,6 +443,10 @@ def check_group(model, group, failures):
             if msg_id not in committed_ids:
                 why = "undone by ROLLBACK TO SAVEPOINT" if msg_id in tx.undone else f"its transaction ({tx.kind}) {tx.status}"
                 fail(f"delivered msg {msg_id}, which never committed: {why}")
+            elif msg_id not in may:
+                fail(f"delivered msg {msg_id}, which " + (
+                    "committed before the group subscribed" if group.late[0] == "now" else
+                    f"was sent at {model.enqueued[msg_id]}, before the group's since {group.since_time}"))
             if message != body:
                 fail(f"msg {msg_id} delivered with body {message}, sent {body}")
             if headers != sent_headers and not (sent_headers is None and headers == {}):
@@ -433,11 +461,11 @@ def check_group(model, group, failures):
         for msg_id, (a_start, a_end, ok) in rd.acks.items():
             if ok:
                 acked[msg_id] = min(acked.get(msg_id, a_end), a_end)
-    never = sorted(m for m in committed_ids if not any(rd.committed for rd, _ in deliveries.get(m, [])))
+    never = sorted(m for m in must if not any(rd.committed for rd, _ in deliveries.get(m, [])))
     if never:
         fail(f"{len(never)} committed messages never delivered (ids {never[:8]}; "
              + "; ".join(f"{m}: tx {model.msgs[m][0].kind}" for m in never[:4]) + ")")
-    unacked = sorted(m for m in committed_ids if m not in acked and m not in never)
+    unacked = sorted(m for m, ds in deliveries.items() if m not in acked and any(rd.committed for rd, _ in ds))
     if unacked:
         fail(f"{len(unacked)} delivered messages still not acknowledged after the drain (ids {unacked[:8]})")
 
@@ -642,13 +670,33 @@ def stream_groups(admin, stream):
     return {r[cols.index("group_name")]: dict(zip(cols, r)) for r in cur.fetchall()}
 
 
-def coordinate(coordinator, until):
+def coordinate(coordinator, stop):
+    """Ends the prepared transactions when they are due, until every
+    producer and consumer stopped (one may wait for a lock that a prepared
+    transaction holds)."""
     try:
-        while now() < until:
+        while not stop.is_set():
             coordinator.resolve_prepared(due_only=True)
             time.sleep(0.02)
     except Exception as e:
         coordinator.model.errors.append(f"coordinator: {type(e).__name__}: {e}")
+
+
+def subscribe_late(stream, groups, start, seconds, model):
+    """Subscribes the late groups at their time into the phase, then lets
+    their consumers read."""
+    try:
+        with connect() as c:
+            for g in sorted((g for g in groups if g.late), key=lambda g: g.late[1]):
+                time.sleep(max(0, start + g.late[1] * seconds - now()))
+                if g.late[0] == "time":
+                    g.since_time = c.execute("SELECT now() - interval '1 s'").fetchone()[0]
+                g.sub_start = now()
+                c.execute("SELECT pgmq.subscribe(%s, %s, since => %s)", (stream, g.name, g.since_time))
+                g.sub_end = now()
+                g.ready.set()
+    except Exception as e:
+        model.errors.append(f"subscribe: {type(e).__name__}: {e}")
 
 
 def partitions(admin, stream):
@@ -684,7 +732,9 @@ def run_phase(label, stream, groups, seconds, args, rnd, prepared_ok, admin, mai
     else:
         admin.execute("SELECT pgmq.create_stream(%s)", (stream,))
     for g in groups:
-        admin.execute("SELECT pgmq.subscribe(%s, %s, since => %s, ordered => %s)", (stream, g.name, g.since, g.ordered))
+        if not g.late:
+            admin.execute("SELECT pgmq.subscribe(%s, %s, since => %s, ordered => %s)", (stream, g.name, g.since, g.ordered))
+            g.ready.set()
     if maintained:
         # Transaction ids used up to just before the end of the premade
         # partitions: the traffic crosses into the next ones.
@@ -699,15 +749,21 @@ def run_phase(label, stream, groups, seconds, args, rnd, prepared_ok, admin, mai
     coordinator = Producer("coordinator", stream, model, None, False)
     consumers = [Consumer(f"{g.name}/{i}", stream, g, model, random.Random(rnd.random()))
                  for g in groups for i in range(g.consumers)]
-    until = now() + seconds
+    start = now()
+    until = start + seconds
     threads = [threading.Thread(target=w.run, args=(until,)) for w in producers + consumers]
-    threads.append(threading.Thread(target=coordinate, args=(coordinator, until)))
+    threads.append(threading.Thread(target=subscribe_late, args=(stream, groups, start, seconds, model)))
+    stop = threading.Event()
+    coordinating = threading.Thread(target=coordinate, args=(coordinator, stop))
+    coordinating.start()
     if maintained:
         threads.append(threading.Thread(target=maintain, args=(stream, model, until)))
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    stop.set()
+    coordinating.join()
     coordinator.resolve_prepared(due_only=False)
     failures = list(model.errors)
     drain_threads = []
@@ -727,6 +783,7 @@ def run_phase(label, stream, groups, seconds, args, rnd, prepared_ok, admin, mai
     if maintained:
         admin.execute("CALL pgmq.run_partition_maintenance(%s)", (stream,))
         print(f"{TAG} {label}: partitions at the end {partitions(admin, stream)}", flush=True)
+    model.enqueued = dict(admin.execute(f"SELECT msg_id, enqueued_at FROM pgmq.q_{stream}").fetchall())
     info = stream_groups(admin, stream)
     for g in groups:
         row = info.get(g.name)
@@ -776,6 +833,17 @@ def run_phase(label, stream, groups, seconds, args, rnd, prepared_ok, admin, mai
     return failures
 
 
+def drop_database(admin):
+    """Drops the test's database, with the prepared transactions a run left
+    in it (a failed or interrupted one)."""
+    gids = [r[0] for r in admin.execute("SELECT gid FROM pg_prepared_xacts WHERE database = %s", (DB,))]
+    if gids:
+        with connect() as c:  # ROLLBACK PREPARED runs in the transaction's database
+            for gid in gids:
+                c.execute(f"ROLLBACK PREPARED '{gid}'")
+    admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=float(os.environ.get("PGMQ_STREAM_MODEL_SECONDS", 24)))
@@ -785,15 +853,13 @@ def main():
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
     print(f"{TAG} seed {seed} (replay: PGMQ_SEED={seed}), {args.seconds:g} s, {args.producers} producers", flush=True)
     with connect("postgres") as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+        drop_database(admin)
         admin.execute(f"CREATE DATABASE {DB}")
     try:
         failures = run(args, seed)
     finally:
         with connect("postgres") as admin:
-            for (gid,) in admin.execute("SELECT gid FROM pg_prepared_xacts WHERE database = %s", (DB,)).fetchall():
-                admin.execute(f"ROLLBACK PREPARED '{gid}'")
-            admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
+            drop_database(admin)
     if os.environ.get("PGMQ_STREAM_MODEL_DUMP"):
         with open(f"{os.environ['PGMQ_STREAM_MODEL_DUMP']}.failures", "w") as f:
             f.write("".join(x + "\n" for x in failures))
@@ -824,6 +890,8 @@ def run(args, seed):
             Group("o_crash", vt=1, crash_p=0.04, array_p=0.4, consumers=3, ordered=True),
             Group("o_exact", vt=3, crash_p=0, array_p=0.4, consumers=2, ordered=True),
             Group("u_exact", vt=3, crash_p=0, array_p=0.4, consumers=2),
+            Group("u_late", vt=3, crash_p=0, array_p=0.4, consumers=1, late=("now", 0.3)),
+            Group("u_since", vt=1, crash_p=0.05, array_p=0.4, consumers=1, late=("time", 0.6)),
         ], args.seconds * 0.45, args, rnd, prepared_ok, admin)
 
 
