@@ -74,6 +74,16 @@ SELECT pgmq.seek('orders', 'audit', '-infinity'::timestamptz);
 SELECT count(*) FROM pgmq.read_stream('orders', 'audit', 30, 10);
 SELECT pgmq.seek('orders', 'nobody', 1::bigint);
 
+-- A group subscribed from a time gets, first, the messages the stream holds
+-- from that time on (none here), then whatever commits; its reads start at
+-- its first snapshot, not from every transaction each time.
+SELECT pgmq.subscribe('orders', 'newcomer', now() + interval '1 hour');
+SELECT count(*) FROM pgmq.read_stream('orders', 'newcomer', 30, 10);
+SELECT pg_snapshot_xmax(window_end) > '1' AS anchored FROM pgmq.consumer_groups WHERE group_name = 'newcomer';
+SELECT pgmq.send('orders', '{"order": "after the newcomer"}') IS NOT NULL AS sent;
+SELECT message FROM pgmq.read_stream('orders', 'newcomer', 30, 10);
+SELECT pgmq.unsubscribe('orders', 'newcomer');
+
 -- Set aside: a copy in the group's dead-letter queue, with why; at
 -- max_deliveries a read sets the lease aside itself.
 SELECT pgmq.create('orders_dead');
@@ -89,6 +99,33 @@ SELECT message, (headers -> 'x-pgmq-dead-letter') - 'moved_at'::text - 'enqueued
        jsonb_array_length(headers -> 'x-pgmq-failures') AS failures
   FROM pgmq.q_orders_dead ORDER BY msg_id;
 SELECT pgmq.set_aside('orders', 'billing', 7, 'no dead-letter queue');
+-- A read that finds only a lease at its limit sets it aside too (and keeps
+-- that, though it returns nothing).
+SELECT pgmq.subscribe('orders', 'once', dead_letter_queue => 'orders_dead', max_deliveries => 1);
+SELECT pgmq.send('orders', '{"order": "once"}') AS once_id \gset
+SELECT msg_id = :once_id AS got_it FROM pgmq.read_stream('orders', 'once', 0, 10);
+SELECT count(*) FROM pgmq.read_stream('orders', 'once', 0, 10);
+SELECT pending, in_flight FROM pgmq.stream_groups('orders') WHERE group_name = 'once';
+SELECT count(*) FROM pgmq.q_orders_dead WHERE headers -> 'x-pgmq-dead-letter' ->> 'group' = 'once';
+-- An empty read takes no transaction id (it only looks, without the lock).
+BEGIN;
+SELECT count(*) FROM pgmq.read_stream('orders', 'once', 30, 10);
+SELECT count(*) FROM pgmq.read_stream_with_poll('orders', 'once', 30, 10, 0, 10);
+SELECT pg_current_xact_id_if_assigned() IS NULL AS no_xid;
+COMMIT;
+
+-- A lease that ran out counts as pending again, not in flight; purging a
+-- stream ends its groups' leases.
+SELECT pgmq.create_stream('lapsed');
+SELECT pgmq.subscribe('lapsed', 'g');
+SELECT count(*) FROM pgmq.send_batch('lapsed', ARRAY['{}', '{}', '{}']::jsonb[]);
+SELECT count(*) FROM pgmq.read_stream('lapsed', 'g', 0, 10);
+SELECT pending, in_flight, oldest_pending_at IS NOT NULL AS has_oldest FROM pgmq.stream_groups('lapsed');
+SELECT count(*) FROM pgmq.read_stream('lapsed', 'g', 600, 10);
+SELECT pending, in_flight FROM pgmq.stream_groups('lapsed');
+SELECT pgmq.purge_queue('lapsed');
+SELECT pending, in_flight FROM pgmq.stream_groups('lapsed');
+SELECT pgmq.drop_queue('lapsed');
 
 -- The queue functions that would change a message for every group refuse a stream.
 SELECT * FROM pgmq.read('orders', 30, 1);

@@ -106,8 +106,29 @@ SELECT count(*) FROM pgmq.read_stream('st_events', 'a', 30, 100);
 SELECT pgmq.seek('st_events', 'a', 1::bigint);
 RESET ROLE;
 SELECT count(*) FROM pgmq.stream_groups('st_events');
+-- The partitions' figures come through the stream's table: a reader given
+-- access sees them (its grant is on the stream's table only).
+SET ROLE regress_st_reader;
+SELECT count(*) > 1 AS partitions, bool_or(newest_at IS NOT NULL) AS newest FROM pgmq.stream_partitions('st_events');
+RESET ROLE;
+-- A tenant's stream whose table runs its own code does not fail every
+-- stream's figures: its groups are listed without them, with a warning.
+CREATE ROLE regress_st_tenant;
+GRANT USAGE, CREATE ON SCHEMA pgmq TO regress_st_tenant;
+GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.meta TO regress_st_tenant;
+SET ROLE regress_st_tenant;
+SELECT pgmq.create_stream('st_tenant');
+SELECT pgmq.subscribe('st_tenant', 'mine');
+CREATE FUNCTION pgmq.st_trap() RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true';
+CREATE INDEX ON pgmq.q_st_tenant (msg_id) WHERE pgmq.st_trap();
+RESET ROLE;
+SELECT stream_name, group_name, pending IS NULL AS no_figures FROM pgmq.stream_groups() ORDER BY 1, 2;
+SET ROLE regress_st_tenant;
+SELECT pgmq.drop_queue('st_tenant');
+DROP FUNCTION pgmq.st_trap();
+RESET ROLE;
 
 SET client_min_messages = warning;
 SELECT pgmq.drop_queue(q) FROM unnest(ARRAY['st_events', 'st_dlq', 'st_dlq_final', 'st_plain', 'st_work']) AS q;
-DROP OWNED BY regress_st_reader, regress_st_outsider;
-DROP ROLE regress_st_reader, regress_st_outsider;
+DROP OWNED BY regress_st_reader, regress_st_outsider, regress_st_tenant;
+DROP ROLE regress_st_reader, regress_st_outsider, regress_st_tenant;

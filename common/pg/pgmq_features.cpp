@@ -79,6 +79,8 @@ PgmqFeatures ParseFeatures(const std::optional<std::string> &extversion, const s
 	f.priorities = f.has("set_priority");
 	f.failure_reasons = f.has("retry") && f.has("dead_letter");
 	f.redrive = f.has("redrive") && f.has("redrive_all");
+	f.streams = f.has("create_stream") && f.has("subscribe") && f.has("read_stream") &&
+				f.has("read_stream_with_poll") && f.has("ack") && f.has("stream_groups");
 	f.default_partition_rows = metrics_default_partition;
 	f.version = extversion ? *extversion : InferredRelease(f, metrics_default_partition);
 	return f;

@@ -33,6 +33,7 @@ struct PgmqFeatures {
 	bool partition_runway = false;  // partition_status
 	bool failure_reasons = false;   // retry and dead_letter, which record why
 	bool redrive = false;           // redrive and redrive_all
+	bool streams = false;           // consumer groups: create_stream, subscribe, read_stream, ack, ...
 	// Upstream has it from 1.13 (a planner estimate there, an exact count here).
 	bool default_partition_rows = false;
 

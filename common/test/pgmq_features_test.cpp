@@ -16,11 +16,12 @@ TEST(PgmqFeatures, ThisExtensionOffersEverything)
 {
 	std::string functions = std::string(kUpstreamCore) +
 							",_tables_running_foreign_code,list_policies,pause,resume,set_priority,partition_status,"
-							"retry,dead_letter,redrive,redrive_all,queue_state";
+							"retry,dead_letter,redrive,redrive_all,queue_state,create_stream,subscribe,read_stream,"
+							"read_stream_with_poll,ack,stream_groups";
 	PgmqFeatures f = ParseFeatures(std::string("1.13.1+cpp.2"), functions, true, true, true);
 	EXPECT_TRUE(f.present && f.extension && f.pgmq_cpp);
 	EXPECT_TRUE(f.table_rule && f.policies && f.pause && f.priorities && f.partition_runway && f.failure_reasons &&
-				f.redrive && f.default_partition_rows);
+				f.redrive && f.default_partition_rows && f.streams);
 	EXPECT_TRUE(NotAvailable(f).empty());
 	EXPECT_EQ(Describe(f), "pgmq-cpp 1.13.1+cpp.2 (extension)");
 }
@@ -31,7 +32,7 @@ TEST(PgmqFeatures, UpstreamExtensionLacksWhatNeedsPgmqCpp)
 								   false, false, false);
 	EXPECT_TRUE(f.present && f.extension);
 	EXPECT_FALSE(f.pgmq_cpp || f.table_rule || f.policies || f.pause || f.partition_runway || f.redrive ||
-				 f.default_partition_rows);
+				 f.default_partition_rows || f.streams);
 	EXPECT_EQ(ShortName(f), "upstream pgmq 1.12.0");
 	EXPECT_EQ(JoinWords(NotAvailable(f)),
 			  "dead-letter policies, pause, priorities, partition runway, failure reasons and redrive");

@@ -7,7 +7,7 @@ std::vector<std::string> FiringAlerts(const AlertFigures &f)
 {
 	std::vector<std::string> alerts;
 	if (f.visible > 0 && f.oldest_msg_age_sec && *f.oldest_msg_age_sec > kOldestVisibleAlertSeconds && !f.paused &&
-	    !f.dead_letter_queue)
+	    !f.dead_letter_queue && !f.stream)
 		alerts.push_back("oldest_visible");
 	if (f.dead_lettered && *f.dead_lettered > 0)
 		alerts.push_back("dead_letters");
@@ -23,6 +23,16 @@ std::vector<std::string> FiringAlerts(const AlertFigures &f)
 		if (below_premade)
 			alerts.push_back("runway");
 	}
+	return alerts;
+}
+
+std::vector<std::string> FiringGroupAlerts(const StreamGroupFigures &f)
+{
+	std::vector<std::string> alerts;
+	if (f.pending > 0 && f.idle_seconds && *f.idle_seconds > kGroupIdleAlertSeconds)
+		alerts.push_back("stopped_reading");
+	if (f.held_bytes && *f.held_bytes > kGroupHeldBytesAlert)
+		alerts.push_back("holds_storage");
 	return alerts;
 }
 

@@ -26,6 +26,9 @@ void QueueCatalog::Detect(pgmq::console::Session &session, bool trust_owners)
 	shape_.policies = features_.policies;
 	shape_.pause = features_.pause;
 	shape_.partition_status = features_.partition_runway;
+	// Streams (docs/streams.md): a pgmq-cpp that has them; "not available"
+	// with upstream pgmq and older releases.
+	shape_.streams = features_.has("stream_groups") && features_.has("stream_partitions");
 	shape_.trust_owners = trust_owners && !features_.table_rule;
 	sql_ = CatalogSql(shape_);
 }
@@ -47,7 +50,8 @@ void QueueCatalog::Describe(json &session) const
 						   {"failure_reasons", f.failure_reasons},
 						   {"redrive", f.redrive},
 						   {"table_rule", f.table_rule},
-						   {"default_partition_rows", f.default_partition_rows}};
+						   {"default_partition_rows", f.default_partition_rows},
+						   {"streams", shape_.streams}};
 	session["table_check"] = TableCheck();
 }
 

@@ -7,6 +7,8 @@
 #include "pgmq/console/alerts.hpp"
 #include "pgmq/console/api_error.hpp"
 #include "pgmq/console/queries.hpp"
+#include "pgmq/console/stream_queries.hpp"
+#include "stream_api.hpp"
 
 namespace pgmq::console {
 namespace {
@@ -222,16 +224,23 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 			figures.partition_interval = Integer(partition.value("partition_interval", json()));
 		}
 	bool has_policy = policies.is_object() && policies.value("dead_letter_queue", json()).is_string();
+	// A stream's messages are neither visible, leased nor delayed: each
+	// group has its own cursor (its figures are in "streams"). Total: the
+	// messages the stream holds.
+	const bool stream = IsStream(catalog);
+	figures.stream = stream || BoolOr(catalog, "listed_stream", false);
+	auto unless_stream = [&](const json &value) { return stream ? json(nullptr) : value; };
 	return json{{"name", name},
 				{"partitioned", BoolOr(catalog, "partitioned", false)},
 				{"unlogged", BoolOr(catalog, "unlogged", false)},
 				{"paused", paused},
 				{"dead_letter_for", dead_letter_for},
-				{"visible", figures.visible},
-				{"leased", leased},
-				{"delayed", delayed},
+				{"stream", catalog.value("stream", json())},
+				{"visible", unless_stream(figures.visible)},
+				{"leased", unless_stream(leased)},
+				{"delayed", unless_stream(delayed)},
 				{"total", figures.visible + leased + delayed},
-				{"oldest_visible_age_sec", OrNull(oldest_visible)},
+				{"oldest_visible_age_sec", unless_stream(OrNull(oldest_visible))},
 				{"dead_letter_queue", has_policy ? policies.at("dead_letter_queue") : json(nullptr)},
 				{"max_deliveries", has_policy ? policies.value("max_deliveries", json()) : json(nullptr)},
 				{"dead_lettered", has_policy ? OrNull(figures.dead_lettered) : json(nullptr)},
@@ -244,7 +253,7 @@ json ConsoleApi::QueueObject(const json &catalog, const Row *depth, std::size_t 
 }
 
 json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden,
-						json &refused)
+						json &refused, json *streams)
 {
 	std::vector<json> catalog;
 	std::vector<std::string> relnames;
@@ -278,11 +287,16 @@ json ConsoleApi::Queues(pgmq::console::Session &session, const Value &name, std:
 	for (const Row &row : depth)
 		by_index.at(static_cast<std::size_t>(ToLong(row.at(0)))) = &row;
 	json queues = json::array();
+	if (streams)
+		*streams = catalog_.shape().streams ? json::array() : json(nullptr);
 	for (std::size_t i = 0; i < catalog.size(); ++i)
-		if (BoolOr(catalog[i], "readable", false))
+		if (BoolOr(catalog[i], "readable", false)) {
 			queues.push_back(QueueObject(
 				catalog[i], depth_index[i] >= 0 ? by_index[static_cast<std::size_t>(depth_index[i])] : nullptr,
 				rate_points));
+			if (streams && IsStream(catalog[i]))
+				streams->push_back(StreamSummary(catalog[i]));
+		}
 	return queues;
 }
 
@@ -291,12 +305,14 @@ json ConsoleApi::Overview()
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		return InTransaction(session, [&] {
 			int hidden = 0;
-			json refused;
-			json queues = Queues(session, std::nullopt, kOverviewRatePoints, hidden, refused);
+			json refused, streams;
+			json queues = Queues(session, std::nullopt, kOverviewRatePoints, hidden, refused, &streams);
+			// streams: null where the database's pgmq has none.
 			return json{{"generated_at", UtcNow()},
 						{"hidden_queues", hidden},
 						{"refused_queues", std::move(refused)},
-						{"queues", std::move(queues)}};
+						{"queues", std::move(queues)},
+						{"streams", std::move(streams)}};
 		});
 	});
 }
@@ -332,8 +348,32 @@ json ConsoleApi::Queue(const std::string &name)
 		if (policies.is_object())
 			policies.erase("queue_name");
 		json partitions = entry.at("partitions").is_array() ? entry.at("partitions") : json::array();
-		return json{{"queue", queues[0]}, {"policies", policies}, {"partitions", partitions}};
+		// A stream's groups, and its partitions as pgmq.stream_partitions
+		// has them: its table passed the rule in this transaction (Catalog).
+		json stream = nullptr;
+		if (IsStream(entry))
+			stream = json{{"groups", StreamGroups(entry)}, {"partitions", StreamPartitions(session, name)}};
+		return json{{"queue", queues[0]}, {"policies", policies}, {"partitions", partitions}, {"stream", stream}};
 	}); });
+}
+
+// A stream's partitions, or {"error": ...} when the role may read the
+// stream but not its partitions (pgmq.stream_partitions reads each one):
+// the groups are still shown. A savepoint keeps the transaction, and the
+// catalog's locks, going.
+json ConsoleApi::StreamPartitions(pgmq::console::Session &session, const std::string &name)
+{
+	session.Exec("SAVEPOINT stream_partitions");
+	try {
+		auto rows = session.Exec(kStreamPartitionsSql, {name});
+		session.Exec("RELEASE SAVEPOINT stream_partitions");
+		return json::parse(rows.at(0).at(0).value_or("[]"));
+	} catch (const DatabaseError &e) {
+		if (e.sqlstate() != "42501")
+			throw;
+		session.Exec("ROLLBACK TO SAVEPOINT stream_partitions");
+		return json{{"error", e.what()}, {"sqlstate", e.sqlstate()}};
+	}
 }
 
 json ConsoleApi::Messages(const std::string &name, const MessageQuery &query)
@@ -413,6 +453,8 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 		RequireFeature(features.redrive, action == "redrive" ? "redrive" : "redrive_all", features);
 	if (action == "pause" || action == "resume")
 		RequireFeature(features.pause, action, features);
+	if (action == "seek" && !catalog_.shape().streams)
+		throw ApiError(409, "seek needs streams, which " + pg::ShortName(features) + " does not have: not available");
 	return WithSession(pool_, [&](pgmq::console::Session &session) {
 		if (action == "purge") {
 			// TRUNCATE fires the table's triggers as the console's role: asked
@@ -465,7 +507,22 @@ json ConsoleApi::Act(const std::string &name, const std::string &action, const s
 			session.Exec("SELECT pgmq." + action + "($1)", {name});
 			return json{{"done", (action == "pause" ? "paused " : "resumed ") + name}, {"count", 0}};
 		}
-		throw ApiError(404, "no action \"" + action + "\" (purge, redrive, redrive_all, pause, resume)");
+		if (action == "seek") {
+			std::string group, since;
+			CheckSeekRequest(request, group, since);
+			// As purge: only a stream whose table passes the rule, checked
+			// under the catalog's lock; pgmq.seek then decides what the role
+			// may do.
+			return InTransaction(session, [&] {
+				json entry = CatalogEntry(session, name);
+				RefuseForeignCode(entry, name, "refused", "stream", catalog_.role());
+				if (!IsStream(entry))
+					throw ApiError(409, "\"" + name + "\" is not a stream");
+				session.Exec(kStreamSeekSql, {name, group, since});
+				return json{{"done", "group " + group + " of " + name + " reads again from " + since}, {"count", 0}};
+			});
+		}
+		throw ApiError(404, "no action \"" + action + "\" (purge, redrive, redrive_all, pause, resume, seek)");
 	});
 }
 

@@ -35,7 +35,7 @@ class ConsoleApi {
 	nlohmann::json Overview();
 	nlohmann::json Queue(const std::string &name);
 	nlohmann::json Messages(const std::string &name, const MessageQuery &query);
-	// action: purge, redrive, redrive_all, pause, resume; body: the request's JSON.
+	// action: purge, redrive, redrive_all, pause, resume, seek; body: the request's JSON.
 	nlohmann::json Act(const std::string &name, const std::string &action, const std::string &body);
 
   private:
@@ -44,13 +44,16 @@ class ConsoleApi {
 	// hidden counts queues the role may not read, refused lists (name,
 	// reason) those whose tables would run another role's code as the
 	// console's role. Run in a transaction: the catalog locks what it checks.
+	// streams, when given: the overview's stream objects (null without
+	// streams in the database's pgmq).
 	nlohmann::json Queues(pgmq::console::Session &session, const Value &name, std::size_t rate_points, int &hidden,
-						  nlohmann::json &refused);
+						  nlohmann::json &refused, nlohmann::json *streams = nullptr);
 	// A queue's catalog entry, whatever it says; Catalog: only a readable
 	// queue's (403 when refused, else 404).
 	nlohmann::json CatalogEntry(pgmq::console::Session &session, const std::string &name);
 	nlohmann::json Catalog(pgmq::console::Session &session, const std::string &name);
 	nlohmann::json QueueObject(const nlohmann::json &catalog, const Row *depth, std::size_t rate_points) const;
+	nlohmann::json StreamPartitions(pgmq::console::Session &session, const std::string &name);
 
 	Pool &pool_;
 	const RateHistory &rates_;

@@ -122,7 +122,7 @@ ConsoleServer::ConsoleServer(ConsoleApi &api, const RequestGuard &guard)
 			return api_.Messages(request.matches[1], query);
 		});
 	});
-	server_.Post(std::string(kQueueRoute) + "/(purge|redrive_all|redrive|pause|resume)",
+	server_.Post(std::string(kQueueRoute) + "/(purge|redrive_all|redrive|pause|resume|seek)",
 				 [this](const httplib::Request &request, httplib::Response &response) {
 					 Answer(response, [&] {
 						 std::string refused = guard_.RefuseAction(Facts(request));

@@ -1,6 +1,8 @@
 // console/src/queries.cpp
 #include "pgmq/console/queries.hpp"
 
+#include "pgmq/console/stream_queries.hpp"
+
 namespace pgmq::console {
 
 // Which queue tables the console reads is the extension's own rule when the
@@ -138,6 +140,8 @@ SELECT json_build_object(
 	sql += shape.policies ? "to_json(p)" : "NULL::json";
 	sql += ", 'partitions', ";
 	sql += shape.partition_status ? "s.partitions" : "NULL::json";
+	sql += ", ";
+	sql += shape.streams ? kStreamCatalogFields : "'stream', NULL::boolean, 'stream_groups', NULL::json";
 	sql += R"SQL()::text
   FROM queues AS q
   LEFT JOIN LATERAL (SELECT * FROM pgmq.metrics(q.queue_name) WHERE q.readable OFFSET 0) AS m ON true)SQL";
@@ -150,6 +154,8 @@ SELECT json_build_object(
       FROM pgmq.partition_status(q.queue_name) AS st
      WHERE q.is_partitioned AND q.readable AND coalesce((SELECT usable FROM partman), false)
   ) AS s ON q.is_partitioned AND q.readable AND coalesce((SELECT usable FROM partman), false))SQL";
+	if (shape.streams)
+		sql += StreamCatalogJoin();
 	sql += "\n ORDER BY q.queue_name\n";
 	return sql;
 }

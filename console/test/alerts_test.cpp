@@ -26,6 +26,10 @@ TEST(ConsoleAlerts, EachAlertAsDocsMonitoringDefinesIt)
 	f.paused = false;
 	f.dead_letter_queue = true;  // waits for an operator: the dead-letter alert's
 	EXPECT_TRUE(FiringAlerts(f).empty());
+	f.dead_letter_queue = false;
+	f.stream = true;  // kept for its groups, whose alerts are their own
+	EXPECT_TRUE(FiringAlerts(f).empty());
+	f.stream = false;
 
 	AlertFigures d;
 	d.dead_lettered = 1;
@@ -59,4 +63,26 @@ TEST(ConsoleAlerts, RunwayByMsgIdOnlyBelowWhatMaintenancePremakes)
 	time.partition_column = "enqueued_at";
 	time.runway_seconds = 100;
 	EXPECT_EQ(FiringAlerts(time), std::vector<std::string>{"runway"});
+}
+
+TEST(ConsoleAlerts, StreamGroupAlertsAsDocsMonitoringDefinesThem)
+{
+	StreamGroupFigures g;
+	g.pending = 5;
+	g.idle_seconds = 60;
+	g.held_bytes = 1024;
+	EXPECT_TRUE(FiringGroupAlerts(g).empty());
+	g.idle_seconds = 599;
+	EXPECT_TRUE(FiringGroupAlerts(g).empty());
+	g.idle_seconds = 601;  // messages wait and no read for over 10 minutes
+	EXPECT_EQ(FiringGroupAlerts(g), std::vector<std::string>{"stopped_reading"});
+	g.pending = 0;  // caught up: idle is fine
+	EXPECT_TRUE(FiringGroupAlerts(g).empty());
+	g.idle_seconds.reset();
+	g.pending = 3;
+	EXPECT_TRUE(FiringGroupAlerts(g).empty());
+	g.held_bytes = kGroupHeldBytesAlert + 1;
+	EXPECT_EQ(FiringGroupAlerts(g), std::vector<std::string>{"holds_storage"});
+	g.idle_seconds = 3600;
+	EXPECT_EQ(FiringGroupAlerts(g), (std::vector<std::string>{"stopped_reading", "holds_storage"}));
 }

@@ -35,15 +35,20 @@ TEST(ConsoleQueries, TheCatalogAsksTheExtensionsRuleAndDuplicatesNone)
 	EXPECT_NE(catalog.find("q.may_read AND rq.reason IS NULL AS readable"), std::string::npos);
 	EXPECT_EQ(catalog.find("$2"), std::string::npos);  // the rule locks: no list of locked tables
 	// The rule is pgmq's: no check of its own on row security or column types.
+	// (Which tables are streams is told by a column's type, as pgmq tells it:
+	// StreamGroupsAreAskedOnlyOfReadableStreams; left out here.)
+	CatalogShape no_streams;
+	no_streams.streams = false;
+	const std::string rule_part = CatalogSql(no_streams);
 	for (const char *own : {"relrowsecurity", "atttypid", "16384", "pg_has_role"}) {
-		EXPECT_EQ(catalog.find(own), std::string::npos) << own;
+		EXPECT_EQ(rule_part.find(own), std::string::npos) << own;
 		EXPECT_EQ(std::string(kCountersSql).find(own), std::string::npos) << own;
 	}
 }
 
 TEST(ConsoleQueries, WithoutTheRuleTheOwnerRuleJudgesLockedTables)
 {
-	CatalogShape upstream{false, false, false, false, false};
+	CatalogShape upstream{false, false, false, false, false, false};
 	const std::string catalog = CatalogSql(upstream);
 	// Nothing only pgmq-cpp has is called.
 	for (const char *missing : {"_tables_running_foreign_code", "pgmq.policies", "list_policies", "partition_status"})
@@ -68,6 +73,32 @@ TEST(ConsoleQueries, WithoutTheRuleTheOwnerRuleJudgesLockedTables)
 	const std::string trusting = CatalogSql(trusted);
 	EXPECT_EQ(trusting.find("pg_has_role"), std::string::npos);
 	EXPECT_NE(trusting.find("c.oid = ANY($2::oid[])"), std::string::npos);  // still only what was locked
+}
+
+TEST(ConsoleQueries, StreamGroupsAreAskedOnlyOfReadableStreams)
+{
+	const std::string catalog = CatalogSql(CatalogShape{});
+	// Which queues are streams: the table, as pgmq tells (an xid8 column xid
+	// of a partitioned table), not pgmq.streams' stream_relid, which the
+	// row's owner may point elsewhere.
+	EXPECT_NE(catalog.find("sa.atttypid = 'pg_catalog.xid8'::regtype"), std::string::npos);
+	const std::size_t typed = catalog.find("atttypid");
+	EXPECT_EQ(catalog.find("atttypid", typed + 1), std::string::npos);  // only there
+	EXPECT_EQ(catalog.find("stream_relid"), std::string::npos);
+	// stream_groups reads the stream's table: once, behind the rule's verdict,
+	// in a lateral kept apart from the join.
+	const std::size_t call = catalog.find("pgmq.stream_groups(q.queue_name)");
+	ASSERT_NE(call, std::string::npos);
+	EXPECT_EQ(catalog.find("pgmq.stream_groups(", call + 1), std::string::npos);
+	EXPECT_NE(catalog.find("WHERE q.readable AND st.is_stream OFFSET 0", call), std::string::npos);
+	EXPECT_EQ(catalog.find("stream_partitions"), std::string::npos);  // a stream's page asks for those
+
+	CatalogShape older;
+	older.streams = false;
+	const std::string without = CatalogSql(older);
+	for (const char *missing : {"pgmq.streams", "stream_groups("})
+		EXPECT_EQ(without.find(missing), std::string::npos) << missing;
+	EXPECT_NE(without.find("'stream', NULL::boolean"), std::string::npos);
 }
 
 TEST(ConsoleQueries, QueueTablesByEitherLowercasing)

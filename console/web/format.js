@@ -24,6 +24,19 @@ export function fmtDuration(sec) {
   return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
 }
 
+// 0 B, 512 B, 80 kB, 3.2 MB, 12 GB (powers of 1024, as pg_size_pretty)
+export function fmtBytes(n) {
+  if (n === null || n === undefined) return '—';
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let v = Number(n);
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return `${i === 0 || v >= 10 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
+}
+
 export function fmtTime(iso) {
   if (!iso) return '—';
   const d = new Date(iso);

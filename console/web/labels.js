@@ -19,6 +19,15 @@ export const ALERTS = {
     short: 'runway under 10 min',
     long: 'At the current send rate its premade partitions run out within 10 minutes (or have run out).',
   },
+  // A stream's consumer group (streams.js).
+  stopped_reading: {
+    short: 'stopped reading',
+    long: 'A consumer group stopped reading: messages wait for it and it has not read for more than 10 minutes.',
+  },
+  holds_storage: {
+    short: 'holds too much storage',
+    long: 'A consumer group holds more than 10 GB of the stream: the partitions it has not passed are kept for it (until max_retention).',
+  },
 };
 
 // A queue that other queues dead-letter into (its dead_letter_for).
@@ -29,6 +38,7 @@ export function isDeadLetterQueue(q) {
 export function badges(q) {
   const out = [];
   if (q.paused) out.push(el('span', { class: 'badge badge-paused', 'data-badge': 'paused' }, 'paused'));
+  if (q.stream) out.push(el('span', { class: 'badge badge-stream', 'data-badge': 'stream' }, 'stream'));
   if (q.partitioned) out.push(el('span', { class: 'badge badge-part', 'data-badge': 'partitioned' }, 'partitioned'));
   if (q.unlogged) out.push(el('span', { class: 'badge', 'data-badge': 'unlogged' }, 'unlogged'));
   if (isDeadLetterQueue(q)) {

@@ -11,7 +11,8 @@
 // Modules: dom.js and format.js (helpers), api_client.js (the JSON API),
 // shell.js (session, status bar, actions), labels.js and sparkline.js
 // (shared by the views), overview.js, queue_page.js and message_browser.js
-// (the views), and this file: the router.
+// (the views), streams.js (a stream's consumer groups, in both views), and
+// this file: the router.
 //
 // Routes: #/ the overview of every queue, #/queue/<encodeURIComponent(name)>
 // one queue's page.

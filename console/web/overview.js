@@ -5,6 +5,7 @@ import { fmtDuration, fmtInt, fmtRate, fmtTime, lastOf } from './format.js';
 import { ALERTS, badges } from './labels.js';
 import { REFRESH_MS, hasFeature, missingFeatures, notAvailableText, setConn, state } from './shell.js';
 import { sparkline, sparkTitle } from './sparkline.js';
+import { renderStreams, streamsSection } from './streams.js';
 
 // key: data-col and sort key; num: numeric column (first click sorts descending)
 const COLUMNS = [
@@ -93,6 +94,7 @@ function renderShell(view) {
     el('p', { class: 'legend muted' },
       'Rows with an alert are highlighted and name it (alert queries of docs/monitoring.md). ',
       'Click a column header to sort; click again to reverse. Refreshed every 5 s.'),
+    streamsSection(),
   ]);
 }
 
@@ -102,8 +104,10 @@ function notAvailableNotice() {
   const missing = missingFeatures();
   if (!missing.length) return null;
   const text = notAvailableText();
+  // pgmq-cpp before streams lacks only what came later.
+  const cpp = Boolean(state.session && state.session.pgmq && state.session.pgmq.pgmq_cpp);
   return el('p', { id: 'not-available', class: 'notice muted' },
-    `${text[0].toUpperCase()}${text.slice(1)} (they need pgmq-cpp): ${missing.join(', ')}.`);
+    `${text[0].toUpperCase()}${text.slice(1)} (they need ${cpp ? 'a newer ' : ''}pgmq-cpp): ${missing.join(', ')}.`);
 }
 
 function numCell(key, value, text, extraClass) {
@@ -191,8 +195,12 @@ function renderRows(data) {
   const n = (data.queues || []).length;
   const alerting = (data.queues || []).filter((q) => (q.alerts || []).length).length;
   const summary = document.getElementById('overview-summary');
+  // Stream groups alert on their own rows (streams.js): counted here too.
+  const groups = (data.streams || []).flatMap((st) => st.groups || []);
+  const groupsAlerting = groups.filter((g) => (g.alerts || []).length).length;
   summary.textContent = `${n} ${n === 1 ? 'queue' : 'queues'}` +
     (alerting ? `, ${alerting} with alerts` : ', no alerts') +
+    (groupsAlerting ? `; ${groupsAlerting} consumer ${groupsAlerting === 1 ? 'group' : 'groups'} with alerts` : '') +
     ` · updated ${fmtTime(data.generated_at)}`;
   const hidden = document.getElementById('hidden-queues');
   if (data.hidden_queues > 0) {
@@ -203,6 +211,7 @@ function renderRows(data) {
     hidden.hidden = true;
   }
   renderRefused(data.refused_queues || []);
+  renderStreams(data.streams);
 }
 
 // Queues whose tables would run their owner's code as the console's role:

@@ -7,6 +7,7 @@ import { ALERTS, badges, isDeadLetterQueue } from './labels.js';
 import { browsePanel, loadMessages, renderTabs } from './message_browser.js';
 import { REFRESH_MS, actionsOn, hasFeature, notAvailableText, runAction, setConn, showStatus, state } from './shell.js';
 import { sparkline, sparkTitle } from './sparkline.js';
+import { renderStream, streamPanels } from './streams.js';
 
 const POLICY_ROWS = [
   ['dead_letter_queue', 'Dead-letter queue', (v) => v],
@@ -45,11 +46,12 @@ export function showQueue(view, gen, name) {
     el('ul', { id: 'queue-alerts', class: 'alert-list', hidden: true }),
     el('dl', { id: 'summary', class: 'summary' }),
     el('div', { class: 'two-col' },
-      el('section', { class: 'panel' }, el('h2', null, 'Policies'),
+      el('section', { id: 'policies-panel', class: 'panel' }, el('h2', null, 'Policies'),
         el('table', { id: 'policies', class: 'grid kv' }, el('tbody')),
         el('p', { id: 'policies-unset', class: 'muted small', hidden: true })),
       el('section', { id: 'partitions-panel', class: 'panel', hidden: true }, el('h2', null, 'Partitions'),
         el('div', { class: 'table-wrap' }, el('table', { id: 'partitions', class: 'grid' })))),
+    streamPanels(),
     browsePanel(page, gen),
   ]);
 
@@ -121,20 +123,23 @@ function renderQueueInfo(page, gen) {
 
   const dl = document.getElementById('summary');
   clear(dl);
+  // A stream's messages are not visible, leased or delayed: each consumer
+  // group has its own figures (streams.js).
+  const queueOnly = (item) => (q.stream ? null : item);
   append(dl, [
-    summaryItem('visible', 'Visible', q.visible),
-    summaryItem('leased', 'Leased', q.leased),
-    summaryItem('delayed', 'Delayed', q.delayed),
-    summaryItem('total', 'Total', q.total),
-    summaryItem('oldest', 'Oldest visible', q.oldest_visible_age_sec, fmtDuration(q.oldest_visible_age_sec), has('oldest_visible')),
+    queueOnly(summaryItem('visible', 'Visible', q.visible)),
+    queueOnly(summaryItem('leased', 'Leased', q.leased)),
+    queueOnly(summaryItem('delayed', 'Delayed', q.delayed)),
+    summaryItem('total', q.stream ? 'Messages held' : 'Total', q.total),
+    queueOnly(summaryItem('oldest', 'Oldest visible', q.oldest_visible_age_sec, fmtDuration(q.oldest_visible_age_sec), has('oldest_visible'))),
     summaryItem('send_rate', 'Sends/s', lastOf(q.send_rate), fmtRate(lastOf(q.send_rate))),
     summaryItem('read_rate', 'Reads/s', lastOf(q.read_rate), fmtRate(lastOf(q.read_rate))),
     q.dead_letter_queue !== null && q.dead_letter_queue !== undefined
       ? summaryItem('dead_lettered', 'Dead letters', q.dead_lettered, undefined, has('dead_letters'))
       : null,
-    q.partitioned && hasFeature('partition_runway')
+    q.partitioned && !q.stream && hasFeature('partition_runway')
       ? summaryItem('runway_messages', 'Runway msgs', q.runway_messages, undefined, has('runway')) : null,
-    q.partitioned && hasFeature('partition_runway')
+    q.partitioned && !q.stream && hasFeature('partition_runway')
       ? summaryItem('runway_seconds', 'Runway time', q.runway_seconds, fmtDuration(q.runway_seconds), has('runway')) : null,
     q.partitioned && hasFeature('default_partition_rows')
       ? summaryItem('default_rows', 'Default rows', q.default_partition_rows, undefined, has('default_partition')) : null,
@@ -149,12 +154,15 @@ function renderQueueInfo(page, gen) {
 
   renderPolicies(q, page.info.policies);
   renderPartitions(q, page.info.partitions || []);
+  renderStream(q.name, page.info, () => refreshQueueSoon(page, gen));
   renderActions(page, gen);
 }
 
 function renderPolicies(q, p) {
   const tbody = document.getElementById('policies').tBodies[0];
   clear(tbody);
+  // A stream's groups have their options (streams.js), not a queue's policies.
+  document.getElementById('policies-panel').hidden = Boolean(q.stream);
   // A dead-letter queue names the queues whose dead letters it holds.
   if (isDeadLetterQueue(q)) {
     const links = [];
@@ -234,8 +242,8 @@ function renderActions(page, gen) {
     box.hidden = true;
     return;
   }
-  box.hidden = false;
   const q = page.info.queue;
+  box.hidden = false;
   const name = q.name;
   const after = () => refreshQueueSoon(page, gen);
 
@@ -283,19 +291,25 @@ function renderActions(page, gen) {
   } else if (q.paused) {
     const btn = el('button', { id: 'action-resume', type: 'button', class: 'btn' }, 'Resume');
     btn.addEventListener('click', async () => {
-      if (await runAction(`Resume queue "${name}"?\n\nReaders receive its messages again.`,
+      if (await runAction(`Resume ${q.stream ? 'stream' : 'queue'} "${name}"?\n\nReaders receive its messages again.`,
         `${apiQueue(name)}/resume`, {})) after();
     });
     box.append(btn);
   } else {
     const btn = el('button', { id: 'action-pause', type: 'button', class: 'btn' }, 'Pause');
     btn.addEventListener('click', async () => {
-      if (await runAction(`Pause queue "${name}"?\n\nSends are still accepted; every read returns nothing until it is resumed.`,
+      const what = q.stream ? 'stream' : 'queue';
+      const reads = q.stream ? 'every consumer group\'s read' : 'every read';
+      if (await runAction(`Pause ${what} "${name}"?\n\nSends are still accepted; ${reads} returns nothing until it is resumed.`,
         `${apiQueue(name)}/pause`, {})) after();
     });
     box.append(btn);
   }
 
+  // A stream: pause and resume (read_stream honours a pause), seek under its
+  // groups (streams.js), and no purge, which would take every group's
+  // messages from under its leases.
+  if (q.stream) return;
   const purge = el('button', { id: 'action-purge', type: 'button', class: 'btn btn-danger' }, 'Purge');
   purge.addEventListener('click', async () => {
     if (await runAction(

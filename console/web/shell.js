@@ -63,6 +63,7 @@ export const FEATURE_WORDS = [
   ['partition_runway', 'partition runway'],
   ['failure_reasons', 'failure reasons'],
   ['redrive', 'redrive'],
+  ['streams', 'streams'],
 ];
 
 export function missingFeatures() {

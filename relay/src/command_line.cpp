@@ -43,10 +43,10 @@ CommandLine ParseCommandLine(int argc, const char *const *argv)
 	// Flags that take a value; the others are switches.
 	static const std::set<std::string> with_value = {
 		"--config",          "--postgres",          "--postgres-password-file", "--amqp-url",
-		"--amqp-password-file", "--queue",          "--exchange",        "--routing-key",
+		"--amqp-password-file", "--queue",   "--group",          "--exchange",        "--routing-key",
 		"--dead-letter-queue", "--batch-size",      "--batch-max-bytes", "--vt",
 		"--poll",            "--confirm-timeout",   "--metrics-listen",  "--report-interval"};
-	static const std::set<std::string> switches = {"--archive", "--drain", "--create-dead-letter-queues", "--help"};
+	static const std::set<std::string> switches = {"--archive", "--subscribe", "--drain", "--create-dead-letter-queues", "--help"};
 	CommandLine line;
 	for (int i = 1; i < argc; i++) {
 		std::string arg = argv[i];
@@ -124,6 +124,14 @@ void ApplyOverrides(const CommandLine &line, Config &config)
 		} else if (flag == "--routing-key") {
 			CheckShortString(value, flag);
 			last_queue(flag).routing_key = value.empty() ? last_queue(flag).name : value;
+		} else if (flag == "--group") {
+			if (value.empty())
+				Fail(flag, "must be a consumer group's name (not empty)");
+			last_queue(flag).group = value;
+		} else if (flag == "--subscribe") {
+			if (last_queue(flag).group.empty())
+				Fail(flag, "must follow a --group");
+			last_queue(flag).subscribe = true;
 		} else if (flag == "--archive") {
 			last_queue(flag).after_confirm = AfterConfirm::Archive;
 		} else if (flag == "--batch-size") {
@@ -168,6 +176,9 @@ std::string Usage()
 		   "  --amqp-url URL           amqp[s]://user@host:port/vhost (repeat for a cluster's nodes)\n"
 		   "  --amqp-password-file F   the broker password (or PGMQ_RELAY_AMQP_PASSWORD)\n"
 		   "  --queue NAME             relay this queue (repeatable; replaces the file's list)\n"
+		   "    --group NAME           ... which is a stream: read it as this consumer group,\n"
+		   "                           acknowledge (pgmq.ack) after the confirm\n"
+		   "      --subscribe          ... subscribing the group at start if it does not exist\n"
 		   "    --exchange NAME        ... to this exchange (default: the default exchange \"\")\n"
 		   "    --routing-key KEY      ... with this routing key (default: the queue's name)\n"
 		   "    --archive              ... and archive instead of delete after the confirm\n"
@@ -185,7 +196,7 @@ std::string Usage()
 		   "  --help                   this text\n"
 		   "Environment: PGMQ_RELAY_METRICS_LISTEN, PGMQ_RELAY_POSTGRES_PASSWORD_FILE and\n"
 		   "PGMQ_RELAY_AMQP_PASSWORD; libpq's PG* variables when the connection string is empty.\n"
-		   "Exit status 2: a bad configuration, or a queue that does not exist.\n";
+		   "Exit status 2: a bad configuration, or a queue (stream, group) that does not exist.\n";
 }
 
 }  // namespace pgmq::relay

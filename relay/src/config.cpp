@@ -1,12 +1,12 @@
 // relay/src/config.cpp
-// The configuration file (JSON). Pure functions; every failure is a
-// ConfigError that says where and what. The command line is in
-// command_line.cpp, the environment and the checks of the whole in
-// config_checks.cpp.
+// The configuration file (JSON): its top level, the broker and TLS. Pure
+// functions; every failure is a ConfigError that says where and what. The
+// items of "queues" are in config_sources.cpp, the value readers in
+// config_json.cpp, the command line in command_line.cpp, the environment and
+// the checks of the whole in config_checks.cpp.
 #include "pgmq/relay/config.hpp"
 
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +15,7 @@
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/relay/amqp_url.hpp"
 #include "config_internal.hpp"
+#include "config_json.hpp"
 
 namespace pgmq::relay {
 namespace config_detail {
@@ -45,126 +46,6 @@ namespace {
 
 using nlohmann::json;
 using namespace config_detail;
-
-// Rejects keys that are not in allowed: a typo must not be silently ignored.
-void CheckKeys(const json &object, const std::string &where, const std::set<std::string> &allowed)
-{
-	for (auto it = object.begin(); it != object.end(); ++it) {
-		if (allowed.count(it.key()))
-			continue;
-		std::string expected;
-		for (const auto &key : allowed)
-			expected += (expected.empty() ? "" : ", ") + key;
-		Fail(Path(where, it.key()), "unknown key (expected one of: " + expected + ")");
-	}
-}
-
-void ReadString(const json &object, const std::string &where, const char *key, std::string &out)
-{
-	auto it = object.find(key);
-	if (it == object.end())
-		return;
-	if (!it->is_string())
-		Fail(Path(where, key), "must be a string");
-	out = it->get<std::string>();
-}
-
-void ReadInt(const json &object, const std::string &where, const char *key, int min, int max, int &out)
-{
-	auto it = object.find(key);
-	if (it == object.end())
-		return;
-	if (!it->is_number_integer())
-		Fail(Path(where, key), "must be an integer");
-	auto value = it->get<long long>();
-	if (value < min || value > max)
-		Fail(Path(where, key), "must be between " + std::to_string(min) + " and " + std::to_string(max));
-	out = static_cast<int>(value);
-}
-
-void ReadInt64(const json &object, const std::string &where, const char *key, std::int64_t min, std::int64_t max,
-			   std::int64_t &out)
-{
-	auto it = object.find(key);
-	if (it == object.end())
-		return;
-	if (!it->is_number_integer())
-		Fail(Path(where, key), "must be an integer");
-	auto value = it->get<long long>();
-	if (value < min || value > max)
-		Fail(Path(where, key), "must be between " + std::to_string(min) + " and " + std::to_string(max));
-	out = value;
-}
-
-void ReadStringList(const json &object, const std::string &where, const char *key, std::vector<std::string> &out)
-{
-	auto it = object.find(key);
-	if (it == object.end())
-		return;
-	if (!it->is_array() || it->empty())
-		Fail(Path(where, key), "must be a non-empty array of strings");
-	out.clear();
-	for (std::size_t i = 0; i < it->size(); i++) {
-		if (!(*it)[i].is_string())
-			Fail(Path(where, key) + "[" + std::to_string(i) + "]", "must be a string");
-		out.push_back((*it)[i].get<std::string>());
-	}
-}
-
-void ReadBool(const json &object, const std::string &where, const char *key, bool &out)
-{
-	auto it = object.find(key);
-	if (it == object.end())
-		return;
-	if (!it->is_boolean())
-		Fail(Path(where, key), "must be true or false");
-	out = it->get<bool>();
-}
-
-AfterConfirm ParseAfterConfirm(const std::string &text, const std::string &where)
-{
-	if (text == "delete")
-		return AfterConfirm::Delete;
-	if (text == "archive")
-		return AfterConfirm::Archive;
-	Fail(where, "must be \"delete\" or \"archive\"");
-}
-
-QueueConfig ParseQueue(const json &item, const std::string &where)
-{
-	QueueConfig queue;
-	if (item.is_string()) {  // "orders": default exchange, routing key = name
-		queue.name = item.get<std::string>();
-	} else if (item.is_object()) {
-		CheckKeys(item, where,
-				  {"name", "exchange", "routing_key", "after_confirm", "routing_key_header", "routing_keys",
-				   "dead_letter_queue"});
-		if (!item.contains("name"))
-			Fail(where, "a queue needs a \"name\"");
-		ReadString(item, where, "name", queue.name);
-		ReadString(item, where, "exchange", queue.exchange);
-		ReadString(item, where, "routing_key", queue.routing_key);
-		std::string after = "delete";
-		ReadString(item, where, "after_confirm", after);
-		queue.after_confirm = ParseAfterConfirm(after, Path(where, "after_confirm"));
-		ReadBool(item, where, "routing_key_header", queue.routing_key_header);
-		ReadStringList(item, where, "routing_keys", queue.routing_keys);
-		for (std::size_t i = 0; i < queue.routing_keys.size(); i++)
-			if (queue.routing_keys[i].empty() || queue.routing_keys[i].size() > 255)
-				Fail(Path(where, "routing_keys") + "[" + std::to_string(i) + "]", "must be 1 to 255 bytes");
-		ReadString(item, where, "dead_letter_queue", queue.dead_letter_queue);
-		if (item.contains("dead_letter_queue"))
-			CheckQueueName(queue.dead_letter_queue, Path(where, "dead_letter_queue"));
-	} else {
-		Fail(where, "must be a queue name or an object");
-	}
-	CheckQueueName(queue.name, Path(where, "name"));
-	if (queue.routing_key.empty())
-		queue.routing_key = queue.name;
-	CheckShortString(queue.exchange, Path(where, "exchange"));
-	CheckShortString(queue.routing_key, Path(where, "routing_key"));
-	return queue;
-}
 
 void ParseTls(const json &object, const std::string &where, TlsConfig &tls)
 {
@@ -258,7 +139,7 @@ Config ParseConfig(std::string_view json_text, const std::string &source)
 			if (!queues.is_array())
 				Fail("queues", "must be an array");
 			for (std::size_t i = 0; i < queues.size(); i++)
-				config.queues.push_back(ParseQueue(queues[i], "queues[" + std::to_string(i) + "]"));
+				config.queues.push_back(ParseSource(queues[i], "queues[" + std::to_string(i) + "]"));
 		}
 		ReadInt(root, "", "batch_size", 1, 10000, config.batch_size);
 		ReadInt64(root, "", "batch_max_bytes", kMinBatchBytes, kMaxBatchBytes, config.batch_max_bytes);

@@ -46,6 +46,11 @@ const std::string &DeadLetterQueueOf(const Config &config, const QueueConfig &qu
 	return queue.dead_letter_queue.empty() ? config.dead_letter_queue : queue.dead_letter_queue;
 }
 
+std::string DescribeSource(const QueueConfig &source)
+{
+	return source.is_stream() ? "stream " + source.name + ", group " + source.group : "queue " + source.name;
+}
+
 std::pair<std::string, int> SplitListenAddress(std::string_view listen)
 {
 	auto colon = listen.rfind(':');
@@ -66,7 +71,8 @@ void Validate(const Config &config)
 	std::set<std::string> seen;
 	for (const auto &queue : config.queues) {
 		if (!seen.insert(queue.name).second)
-			throw ConfigError("queue \"" + queue.name + "\" is listed twice");
+			throw ConfigError("queue \"" + queue.name + "\" is listed twice" +
+							  (queue.is_stream() ? " (a relay reads a stream as one group)" : ""));
 		std::string where = "queue \"" + queue.name + "\": ";
 		// With the default exchange a routing key names a broker queue: a
 		// sender choosing it could write into any queue of the vhost.
@@ -78,6 +84,10 @@ void Validate(const Config &config)
 			throw ConfigError(where + "routing_keys needs routing_key_header: true");
 		if (DeadLetterQueueOf(config, queue) == queue.name)
 			throw ConfigError(where + "cannot be its own dead_letter_queue");
+		if (queue.is_stream() && queue.after_confirm == AfterConfirm::Archive)
+			throw ConfigError("stream \"" + queue.name + "\", group \"" + queue.group +
+							  "\": a consumer group acknowledges a confirmed message (pgmq.ack), it does not "
+							  "archive it: the stream keeps it for its other groups");
 	}
 	if (!config.broker.tls.enabled &&
 		!(config.broker.tls.ca_file.empty() && config.broker.tls.cert_file.empty()))

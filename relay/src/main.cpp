@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 
 	std::deque<QueueCounters> counters;  // deque: stable addresses for the workers
 	for (const auto &queue : config.queues)
-		counters.emplace_back(queue.name);
+		counters.emplace_back(queue.name, DescribeSource(queue));
 
 	std::unique_ptr<MetricsServer> metrics;
 	if (!config.metrics_listen.empty()) {

@@ -9,6 +9,7 @@ QueueSnapshot QueueCounters::Snapshot() const
 {
 	QueueSnapshot s;
 	s.queue = queue_;
+	s.source = source_;
 	s.read = read.load();
 	s.published = published.load();
 	s.confirmed = confirmed.load();
@@ -111,7 +112,8 @@ std::string FormatPrometheus(const std::vector<QueueSnapshot> &queues)
 std::string FormatReportLine(const QueueSnapshot &previous, const QueueSnapshot &current)
 {
 	std::ostringstream out;
-	out << "queue " << current.queue << ": relayed " << current.relayed << " (+" << current.relayed - previous.relayed
+	out << (current.source.empty() ? "queue " + current.queue : current.source) << ": relayed " << current.relayed
+		<< " (+" << current.relayed - previous.relayed
 		<< "), confirms pending " << current.confirms_pending << ", lag "
 		<< (current.lag_seconds < 0 ? std::string("?") : std::to_string(current.lag_seconds) + " s") << ", length "
 		<< (current.queue_length < 0 ? std::string("?") : std::to_string(current.queue_length));

@@ -22,6 +22,28 @@ constexpr const char *kReadWithPoll =
 constexpr const char *kReadOnce =
 	"SELECT msg_id, read_ct, extract(epoch FROM enqueued_at)::bigint, message::text, headers::text "
 	"FROM pgmq.read($1::text, $2::integer, $3::integer) ORDER BY msg_id";
+// A stream's consumer group (docs/streams.md): the rows in the order the
+// group's batch holds them (transaction, then msg_id), which is the order
+// they are published in.
+constexpr const char *kReadStreamWithPoll =
+	"SELECT msg_id, read_ct, extract(epoch FROM enqueued_at)::bigint, message::text, headers::text "
+	"FROM pgmq.read_stream_with_poll($1::text, $2::text, $3::integer, $4::integer, $5::integer, $6::integer) "
+	"WITH ORDINALITY AS m ORDER BY m.ordinality";
+constexpr const char *kReadStreamOnce =
+	"SELECT msg_id, read_ct, extract(epoch FROM enqueued_at)::bigint, message::text, headers::text "
+	"FROM pgmq.read_stream($1::text, $2::text, $3::integer, $4::integer) WITH ORDINALITY AS m ORDER BY m.ordinality";
+constexpr const char *kAck = "SELECT count(*) FROM pgmq.ack($1::text, $2::text, $3::bigint[])";
+constexpr const char *kAckOne = "SELECT pgmq.ack($1::text, $2::text, $3::bigint)";
+constexpr const char *kGroupExists =
+	"SELECT EXISTS (SELECT FROM pgmq.stream_groups($1::text) AS g WHERE g.group_name = $2::text)";
+constexpr const char *kSubscribe = "SELECT pgmq.subscribe($1::text, $2::text)";
+constexpr const char *kSubscribeSince = "SELECT pgmq.subscribe($1::text, $2::text, $3::timestamptz)";
+// Not yet read (pending) and leased (in_flight): what the group has yet to
+// acknowledge, as a queue's length counts its invisible messages too.
+constexpr const char *kGroupMetrics =
+	"SELECT coalesce(g.pending, 0) + coalesce(g.in_flight, 0), "
+	"coalesce(extract(epoch FROM clock_timestamp() - g.oldest_pending_at), 0)::bigint "
+	"FROM pgmq.stream_groups($1::text) AS g WHERE g.group_name = $2::text";
 constexpr const char *kCreate = "SELECT pgmq.create($1::text)";
 constexpr const char *kDelete = "SELECT count(*) FROM pgmq.delete($1::text, $2::bigint[])";
 constexpr const char *kArchive = "SELECT count(*) FROM pgmq.archive($1::text, $2::bigint[])";
@@ -80,7 +102,9 @@ void PgConnection::LogNotice(void *self, const char *message)
 void PgConnection::Fail(const PGresult *result)
 {
 	const char *sqlstate = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
-	throw PgError(Trimmed(PQerrorMessage(conn_)), PQstatus(conn_) != CONNECTION_OK, sqlstate ? sqlstate : "");
+	const char *primary = result ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
+	throw PgError(Trimmed(PQerrorMessage(conn_)), PQstatus(conn_) != CONNECTION_OK, sqlstate ? sqlstate : "",
+				  primary ? Trimmed(primary) : "");
 }
 
 PgResult PgConnection::Exec(const char *sql, const std::vector<std::string> &params)
@@ -96,15 +120,24 @@ PgResult PgConnection::Exec(const char *sql, const std::vector<std::string> &par
 	return result;
 }
 
-ReadBatch PgConnection::ReadWithPoll(const std::string &queue, int vt_s, int qty, int poll_s, int poll_interval_ms,
-									 std::int64_t max_bytes)
+ReadBatch PgConnection::ReadWithPoll(const std::string &queue, const std::string &group, int vt_s, int qty,
+									 int poll_s, int poll_interval_ms, std::int64_t max_bytes)
 {
-	std::string params[] = {queue, std::to_string(vt_s), std::to_string(qty), std::to_string(poll_s),
-							std::to_string(poll_interval_ms)};
-	const char *values[] = {params[0].c_str(), params[1].c_str(), params[2].c_str(), params[3].c_str(),
-							params[4].c_str()};
 	bool poll = poll_s > 0;
-	if (!PQsendQueryParams(conn_, poll ? kReadWithPoll : kReadOnce, poll ? 5 : 3, nullptr, values, nullptr, nullptr, 0) ||
+	std::vector<std::string> params = {queue};
+	if (!group.empty())
+		params.push_back(group);
+	params.push_back(std::to_string(vt_s));
+	params.push_back(std::to_string(qty));
+	if (poll) {
+		params.push_back(std::to_string(poll_s));
+		params.push_back(std::to_string(poll_interval_ms));
+	}
+	std::vector<const char *> values;
+	for (const auto &p : params)
+		values.push_back(p.c_str());
+	const char *sql = group.empty() ? (poll ? kReadWithPoll : kReadOnce) : (poll ? kReadStreamWithPoll : kReadStreamOnce);
+	if (!PQsendQueryParams(conn_, sql, static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0) ||
 		!PQsetSingleRowMode(conn_))
 		Fail(nullptr);
 	ReadBatch batch;
@@ -142,15 +175,17 @@ ReadBatch PgConnection::ReadWithPoll(const std::string &queue, int vt_s, int qty
 	return batch;
 }
 
-bool PgConnection::MoveToDeadLetters(const std::string &queue, std::int64_t msg_id,
+bool PgConnection::MoveToDeadLetters(const std::string &queue, const std::string &group, std::int64_t msg_id,
 									 const std::string &dead_letter_queue, const std::string &body,
 									 const std::string &headers)
 {
-	// One transaction, the delete first: only a message still in its queue
-	// becomes a dead letter, and never both or neither.
+	// One transaction, the delete (a group's ack) first: only a message
+	// still in its queue (still leased to the group) becomes a dead letter,
+	// and never both or neither.
 	Exec("BEGIN", {});
 	try {
-		PgResult deleted = Exec(kDeleteOne, {queue, std::to_string(msg_id)});
+		PgResult deleted = group.empty() ? Exec(kDeleteOne, {queue, std::to_string(msg_id)})
+										 : Exec(kAckOne, {queue, group, std::to_string(msg_id)});
 		bool moved = PQgetvalue(deleted.get(), 0, 0)[0] == 't';
 		if (moved)
 			Exec(kSendWithHeaders, {dead_letter_queue, body, headers});
@@ -169,6 +204,38 @@ bool PgConnection::QueueExists(const std::string &queue)
 }
 
 void PgConnection::CreateQueue(const std::string &queue) { Exec(kCreate, {queue}); }
+
+bool PgConnection::GroupExists(const std::string &stream, const std::string &group)
+{
+	PgResult result = Exec(kGroupExists, {stream, group});
+	return PQgetvalue(result.get(), 0, 0)[0] == 't';
+}
+
+void PgConnection::Subscribe(const std::string &stream, const std::string &group, const std::string &since)
+{
+	if (since.empty())
+		Exec(kSubscribe, {stream, group});
+	else
+		Exec(kSubscribeSince, {stream, group, since});
+}
+
+std::int64_t PgConnection::Acknowledge(const std::string &stream, const std::string &group,
+									   const std::vector<std::int64_t> &ids)
+{
+	PgResult result = Exec(kAck, {stream, group, ArrayLiteral(ids)});
+	return std::strtoll(PQgetvalue(result.get(), 0, 0), nullptr, 10);
+}
+
+void PgConnection::GroupMetrics(const std::string &stream, const std::string &group, std::int64_t &pending,
+								std::int64_t &oldest_age_s)
+{
+	PgResult result = Exec(kGroupMetrics, {stream, group});
+	if (PQntuples(result.get()) == 0)
+		throw PgError("group \"" + group + "\" is no longer subscribed to stream \"" + stream + "\"", false,
+					  "42704");
+	pending = std::strtoll(PQgetvalue(result.get(), 0, 0), nullptr, 10);
+	oldest_age_s = std::strtoll(PQgetvalue(result.get(), 0, 1), nullptr, 10);
+}
 
 pg::PgmqFeatures PgConnection::Features()
 {

@@ -18,7 +18,8 @@ bool RefusedForItself(int reply_code, bool message_chose_routing_key)
 
 bool MayBeOneMessage(int reply_code) { return reply_code == kPreconditionFailed || reply_code == kAccessRefused; }
 
-std::string DeadLetterHeaders(const std::string &queue, const QueueMessage &message, const std::string &reason)
+std::string DeadLetterHeaders(const std::string &queue, const QueueMessage &message, const std::string &reason,
+							  const std::string &group)
 {
 	nlohmann::json headers = nlohmann::json::object();
 	if (!message.headers.empty()) {
@@ -30,6 +31,10 @@ std::string DeadLetterHeaders(const std::string &queue, const QueueMessage &mess
 	}
 	headers[kRefusedHeader] = reason;
 	headers[kSourceHeader] = MessageId(queue, message.msg_id);
+	if (!group.empty())
+		headers[kGroupHeader] = group;
+	else
+		headers.erase(kGroupHeader);  // a queue's message sent again after a stream's refusal
 	// Invalid UTF-8 in a broker's reason must not make the dump throw.
 	return headers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -2,6 +2,7 @@
 // The loop and its connections; a batch's way is in worker_batch.cpp.
 #include "worker.hpp"
 
+#include <algorithm>
 #include <atomic>
 
 #include "log.hpp"
@@ -24,7 +25,8 @@ std::string Describe(const BrokerAddress &address)
 Worker::Worker(const Config &config, const QueueConfig &queue, QueueCounters &counters, StopSignal &stop)
 	: config_(config), queue_(queue), dead_letter_queue_(DeadLetterQueueOf(config, queue)), counters_(counters),
 	  stop_(stop), pg_backoff_(config.backoff_initial_ms, config.backoff_max_ms),
-	  broker_backoff_(config.backoff_initial_ms, config.backoff_max_ms), random_(std::random_device{}())
+	  broker_backoff_(config.backoff_initial_ms, config.backoff_max_ms), read_size_(config.batch_size),
+	  random_(std::random_device{}())
 {
 }
 
@@ -43,26 +45,42 @@ void Worker::Missing(const PgError &error)
 void Worker::CheckDatabase()
 {
 	pg::PgmqFeatures features = pg_->Features();
-	std::vector<std::string> needed = {"read_with_poll", "read", "delete", "archive", "set_vt", "send", "metrics"};
+	std::vector<std::string> needed =
+		queue_.is_stream()
+			? std::vector<std::string>{"read_stream_with_poll", "read_stream", "ack", "stream_groups", "send"}
+			: std::vector<std::string>{"read_with_poll", "read", "delete", "archive", "set_vt", "send", "metrics"};
+	if (queue_.is_stream() && queue_.subscribe)
+		needed.push_back("subscribe");
 	if (config_.create_dead_letter_queues)
 		needed.push_back("create");
 	std::vector<std::string> missing = features.Missing(needed);
 	for (auto &name : missing)
 		name = "pgmq." + name;
+	if (queue_.is_stream() && !features.streams && features.present && !features.pgmq_cpp)
+		throw MissingQueue(Prefix() + "streams are not available with " + pg::ShortName(features) +
+						   " (they need pgmq-cpp): relay the stream from a database with pgmq-cpp, or relay a queue");
 	if (!missing.empty())
 		throw MissingQueue(Prefix() + "the database offers " + pg::Describe(features) + ", which lacks " +
-						   pg::JoinWords(missing) + " (install pgmq: upstream 1.8 or later, or pgmq-cpp)");
+						   pg::JoinWords(missing) +
+						   (queue_.is_stream() ? " (streams need a pgmq-cpp that has them)"
+											   : " (install pgmq: upstream 1.8 or later, or pgmq-cpp)"));
 	// Once for the process, not per queue and reconnect.
 	static std::atomic<bool> said{false};
 	if (!said.exchange(true))
 		LogInfo("the database offers " + pg::Describe(features) +
-				"; the relay uses only functions upstream pgmq has too (a dead-letter queue is a plain queue)");
+				(queue_.is_stream() || std::any_of(config_.queues.begin(), config_.queues.end(),
+												   [](const QueueConfig &q) { return q.is_stream(); })
+					 ? "; a stream's consumer group is read with pgmq-cpp's read_stream_with_poll and ack, a "
+					   "queue with functions upstream pgmq has too (a dead-letter queue is a plain queue)"
+					 : "; the relay uses only functions upstream pgmq has too (a dead-letter queue is a plain queue)"));
 }
 
 void Worker::CheckQueuesExist()
 {
+	if (queue_.is_stream())
+		CheckGroup();
 	for (const std::string *name : {&queue_.name, &dead_letter_queue_}) {
-		if (name->empty() || pg_->QueueExists(*name))
+		if (name->empty() || (name == &queue_.name && queue_.is_stream()) || pg_->QueueExists(*name))
 			continue;
 		if (name == &dead_letter_queue_ && config_.create_dead_letter_queues) {
 			pg_->CreateQueue(*name);
@@ -72,6 +90,55 @@ void Worker::CheckQueuesExist()
 		throw MissingQueue(Prefix() + (name == &queue_.name ? "" : "its dead_letter_queue ") + "\"" + *name +
 						   "\" does not exist in the database (create it with pgmq.create, or correct the name)");
 	}
+}
+
+void Worker::CheckGroup()
+{
+	bool exists;
+	try {
+		exists = pg_->GroupExists(queue_.name, queue_.group);
+	} catch (const PgError &e) {
+		// No such stream (or a queue that is not one): no retry mends it.
+		if (e.connection_lost())
+			throw;
+		throw MissingQueue(Prefix() + e.primary() + " (make a stream with pgmq.create_stream, or correct the name)");
+	}
+	if (exists)
+		return;
+	if (!queue_.subscribe)
+		throw MissingQueue(Prefix() + "group \"" + queue_.group + "\" is not subscribed to stream \"" + queue_.name +
+						   "\" (subscribe it with pgmq.subscribe, or set \"subscribe\": true)");
+	try {
+		pg_->Subscribe(queue_.name, queue_.group, queue_.since);
+	} catch (const PgError &e) {
+		if (e.connection_lost())
+			throw;
+		throw MissingQueue(Prefix() + "cannot subscribe group \"" + queue_.group + "\" to stream \"" + queue_.name +
+						   "\": " + e.primary());
+	}
+	LogInfo(Prefix() + "subscribed group \"" + queue_.group + "\" to stream \"" + queue_.name + "\" with pgmq.subscribe" +
+			(queue_.since.empty() ? " (the messages that commit from now on)" : " (since " + queue_.since + ")"));
+}
+
+bool Worker::Drained()
+{
+	if (!queue_.is_stream())
+		return true;
+	// A group's empty read does not mean an empty group: leased messages
+	// (read beyond batch_max_bytes, unconfirmed, or another reader's) come
+	// back when their lease runs out.
+	RefreshQueueMetrics(true);
+	if (pg_ && counters_.queue_length == 0)
+		return true;
+	stop_.SleepFor(config_.poll_interval_ms);  // poll_s 0 must not spin
+	return false;
+}
+
+void Worker::Release(const std::vector<std::int64_t> &ids)
+{
+	if (queue_.is_stream() || ids.empty())
+		return;
+	pg_->Release(queue_.name, ids);
 }
 
 bool Worker::EnsurePostgres()
@@ -102,8 +169,9 @@ bool Worker::EnsureBroker(bool wait_on_failure)
 	for (std::size_t tried = 0; tried < addresses.size(); tried++) {
 		const BrokerAddress &address = addresses[next_address_];
 		try {
-			broker_ = std::make_unique<AmqpConnection>(config_.broker, address, "pgmq-relay " + queue_.name,
-													   watchdog_);
+			broker_ = std::make_unique<AmqpConnection>(
+				config_.broker, address,
+				"pgmq-relay " + queue_.name + (queue_.is_stream() ? " group " + queue_.group : ""), watchdog_);
 		} catch (const AmqpError &e) {
 			errors += (errors.empty() ? "" : "; ") + Describe(address) + ": " + e.what();
 			next_address_ = (next_address_ + 1) % addresses.size();
@@ -151,7 +219,10 @@ void Worker::RefreshQueueMetrics(bool force)
 	metrics_at_ = now;
 	try {
 		std::int64_t length = -1, age = -1;
-		pg_->Metrics(queue_.name, length, age);
+		if (queue_.is_stream())
+			pg_->GroupMetrics(queue_.name, queue_.group, length, age);
+		else
+			pg_->Metrics(queue_.name, length, age);
 		counters_.queue_length = length;
 		counters_.lag_seconds = age;
 	} catch (const PgError &e) {
@@ -164,7 +235,10 @@ void Worker::RefreshQueueMetrics(bool force)
 void Worker::Run()
 {
 	LogInfo(Prefix() + "relaying to exchange \"" + queue_.exchange + "\", routing key \"" + queue_.routing_key +
-			"\", " + (queue_.after_confirm == AfterConfirm::Archive ? "archive" : "delete") + " after confirm" +
+			"\", " +
+			(queue_.is_stream() ? "pgmq.ack"
+								: queue_.after_confirm == AfterConfirm::Archive ? "archive" : "delete") +
+			" after confirm" +
 			(dead_letter_queue_.empty() ? "" : ", dead letters to \"" + dead_letter_queue_ + "\""));
 	while (!stop_.requested()) {
 		if (!EnsurePostgres() || !EnsureBroker(true))
@@ -174,11 +248,13 @@ void Worker::Run()
 			continue;
 		ReadBatch read;
 		try {
-			read = pg_->ReadWithPoll(queue_.name, config_.visibility_timeout_s, config_.batch_size, config_.poll_s,
+			read = pg_->ReadWithPoll(queue_.name, queue_.group, config_.visibility_timeout_s,
+									 queue_.is_stream() ? read_size_.next() : config_.batch_size, config_.poll_s,
 									 config_.poll_interval_ms, config_.batch_max_bytes);
-			// Read beyond the byte limit: visible again for the next batch.
-			if (!read.over_budget.empty())
-				pg_->Release(queue_.name, read.over_budget);
+			// Read beyond the byte limit: visible again for the next batch
+			// (a stream's group: after the lease, and it reads fewer next).
+			Release(read.over_budget);
+			read_size_.After(read.messages.size(), read.over_budget.size());
 		} catch (const PgError &e) {
 			if (e.missing_queue())
 				Missing(e);
@@ -188,7 +264,7 @@ void Worker::Run()
 		}
 		pg_backoff_.Reset();
 		if (read.messages.empty()) {
-			if (config_.drain) {
+			if (config_.drain && Drained()) {
 				LogInfo(Prefix() + "drained");
 				break;
 			}

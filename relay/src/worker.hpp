@@ -1,9 +1,12 @@
 // relay/src/worker.hpp
-// One queue's relay loop, on a thread of its own with its own PostgreSQL and
+// One source's relay loop, on a thread of its own with its own PostgreSQL and
 // broker connections: read a batch (read_with_poll, vt covering publish and
 // confirm), publish it, wait for the confirms, then delete or archive exactly
 // the confirmed messages. Anything else stays in the queue and comes back,
 // except a message refused for itself, which is set aside as a dead letter.
+// A stream's consumer group goes the same way with read_stream_with_poll,
+// and pgmq.ack for the delete; what it cannot release early (a stream has
+// no set_vt) comes back when its lease runs out.
 #pragma once
 
 #include <chrono>
@@ -17,6 +20,7 @@
 #include "amqp_client.hpp"
 #include "pg_client.hpp"
 #include "pgmq/relay/backoff.hpp"
+#include "pgmq/relay/batch_budget.hpp"
 #include "pgmq/relay/config.hpp"
 #include "pgmq/relay/confirms.hpp"
 #include "pgmq/relay/metrics.hpp"
@@ -60,6 +64,14 @@ class Worker {
 	void CheckDatabase();
 	// Throws MissingQueue, or makes a missing dead-letter queue when configured.
 	void CheckQueuesExist();
+	// A stream's group is subscribed (subscribing it when configured), else MissingQueue.
+	void CheckGroup();
+	// Makes ids visible again at once (a queue's set_vt 0); a stream's group
+	// cannot: they come back when their lease runs out.
+	void Release(const std::vector<std::int64_t> &ids);
+	// After an empty read under --drain: whether nothing is left to relay (a
+	// queue: yes; a group: nothing pending and nothing leased).
+	bool Drained();
 	void RelayBatch(const std::vector<QueueMessage> &messages);
 	// Publishes the messages at indexes in one go; returns the failure, if any.
 	std::optional<AmqpError> Publish(Batch &batch, const std::vector<std::size_t> &indexes);
@@ -74,7 +86,7 @@ class Worker {
 	void DropBroker(const std::string &why);
 	void Wait(Backoff &backoff, const std::string &what, const std::string &why);
 	[[noreturn]] void Missing(const PgError &error);
-	std::string Prefix() const { return "queue " + queue_.name + ": "; }
+	std::string Prefix() const { return DescribeSource(queue_) + ": "; }
 
 	const Config &config_;
 	const QueueConfig &queue_;
@@ -88,6 +100,7 @@ class Worker {
 	Backoff pg_backoff_;
 	Backoff broker_backoff_;
 	ConfirmTracker tracker_;
+	ReadSize read_size_;  // a stream's group: what the next read asks for
 	std::mt19937 random_;
 	std::chrono::steady_clock::time_point metrics_at_{};
 };

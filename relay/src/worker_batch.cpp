@@ -140,10 +140,13 @@ void Worker::Settle(Batch &batch, const std::optional<AmqpError> &failure)
 	// again later, with the same message-id: the one kind of duplicate.
 	if (!confirmed.empty() && pg_) {
 		try {
-			counters_.relayed += pg_->Remove(queue_.name, confirmed, queue_.after_confirm == AfterConfirm::Archive);
+			counters_.relayed += queue_.is_stream()
+									 ? pg_->Acknowledge(queue_.name, queue_.group, confirmed)
+									 : pg_->Remove(queue_.name, confirmed, queue_.after_confirm == AfterConfirm::Archive);
 		} catch (const PgError &e) {
 			DropPostgres(e.what() + std::string(" (") + Count(confirmed.size(), "confirmed message(s)") +
-							 " stay in the queue and will be published again with the same message-id)",
+							 (queue_.is_stream() ? " stay with the group" : " stay in the queue") +
+							 " and will be published again with the same message-id)",
 						 e.connection_lost());
 		}
 	}
@@ -163,14 +166,16 @@ void Worker::Settle(Batch &batch, const std::optional<AmqpError> &failure)
 	DropBroker(why);
 	if (pg_ && !unanswered.empty()) {
 		try {
-			pg_->Release(queue_.name, unanswered);
+			Release(unanswered);
 		} catch (const PgError &e) {
 			DropPostgres(e.what(), e.connection_lost());
 		}
 	}
 	// Backoff also when the connect works and the publish fails (an
 	// exchange that does not exist closes the channel every time).
-	Wait(broker_backoff_, "publish failed", Count(unanswered.size(), "message(s) made visible again; reconnecting"));
+	Wait(broker_backoff_, "publish failed",
+		 Count(unanswered.size(), queue_.is_stream() ? "message(s) delivered again when their lease runs out; reconnecting"
+													: "message(s) made visible again; reconnecting"));
 }
 
 void Worker::SetAside(Batch &batch)
@@ -188,8 +193,8 @@ void Worker::SetAside(Batch &batch)
 			continue;
 		}
 		try {
-			if (pg_->MoveToDeadLetters(queue_.name, message.msg_id, dead_letter_queue_, message.body,
-									   DeadLetterHeaders(queue_.name, message, batch.refusal[i])))
+			if (pg_->MoveToDeadLetters(queue_.name, queue_.group, message.msg_id, dead_letter_queue_, message.body,
+									   DeadLetterHeaders(queue_.name, message, batch.refusal[i], queue_.group)))
 				counters_.dead_lettered++;
 			LogWarning(Prefix() + "message " + id + " refused: " + batch.refusal[i] + "; moved to dead-letter queue \"" +
 					   dead_letter_queue_ + "\"");

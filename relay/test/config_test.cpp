@@ -109,7 +109,7 @@ TEST(RelayConfig, ValidateWholeConfiguration)
 {
 	Config c;
 	EXPECT_THROW(Validate(c), ConfigError);  // no queue
-	c.queues.push_back({"a", "", "a", AfterConfirm::Delete, false, {}, ""});
+	c.queues.push_back({"a", "", "a", AfterConfirm::Delete, false, {}, "", "", false, ""});
 	EXPECT_NO_THROW(Validate(c));
 	c.queues.push_back(c.queues.back());
 	EXPECT_THROW(Validate(c), ConfigError);  // twice
@@ -354,4 +354,77 @@ TEST(RelayConfig, EnvironmentBetweenFileAndFlags)
 	Config unset = ParseConfig(R"({"metrics_listen": "127.0.0.1:9464", "queues": ["q"]})", "relay.json");
 	ApplyEnvironment(unset, [](const char *) -> const char * { return ""; });
 	EXPECT_EQ(unset.metrics_listen, "127.0.0.1:9464");
+}
+
+TEST(RelayConfig, StreamConsumerGroup)
+{
+	Config c = ParseConfig(R"({"queues": [
+		{"name": "orders", "group": "rabbitmq", "exchange": "events", "routing_key": "orders.created",
+		 "dead_letter_queue": "orders_dead"},
+		{"name": "audit", "group": "relay", "subscribe": true, "since": "-infinity"},
+		"plain"]})",
+						   "relay.json");
+	ASSERT_EQ(c.queues.size(), 3u);
+	EXPECT_TRUE(c.queues[0].is_stream());
+	EXPECT_EQ(c.queues[0].group, "rabbitmq");
+	EXPECT_FALSE(c.queues[0].subscribe);
+	EXPECT_EQ(c.queues[0].since, "");
+	EXPECT_EQ(DeadLetterQueueOf(c, c.queues[0]), "orders_dead");
+	EXPECT_EQ(DescribeSource(c.queues[0]), "stream orders, group rabbitmq");
+	EXPECT_TRUE(c.queues[1].subscribe);
+	EXPECT_EQ(c.queues[1].since, "-infinity");
+	EXPECT_EQ(c.queues[1].routing_key, "audit");  // the default exchange routes by the stream's name
+	EXPECT_FALSE(c.queues[2].is_stream());
+	EXPECT_EQ(DescribeSource(c.queues[2]), "queue plain");
+	EXPECT_NO_THROW(Validate(c));
+
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "group": ""}]})"),
+			  "relay.json: queues[0].group: must be a consumer group's name (not empty)");
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "group": 7}]})"), "relay.json: queues[0].group: must be a string");
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "subscribe": true}]})"),
+			  "relay.json: queues[0].subscribe: only for a stream's consumer group (give \"group\")");
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "group": "g", "subscribe": "yes"}]})"),
+			  "relay.json: queues[0].subscribe: must be true or false");
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "group": "g", "since": "-infinity"}]})"),
+			  "relay.json: queues[0].since: only with \"subscribe\": true (it is pgmq.subscribe's since)");
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "group": "g", "subscribe": true, "since": ""}]})"),
+			  "relay.json: queues[0].since: must be a time or \"-infinity\"");
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a", "group": "g", "after_confirm": "delete"}]})"),
+			  "relay.json: queues[0].after_confirm: a consumer group acknowledges a confirmed message (pgmq.ack): "
+			  "the stream keeps it for its other groups");
+	EXPECT_EQ(ErrorOf(R"({"queues": [{"name": "a;b", "group": "g"}]})"),
+			  "relay.json: queues[0].name: queue name contains invalid characters: $, ;, --, or '");
+
+	// One group per stream and relay: the stream's name is the source's name.
+	Config twice = ParseConfig(R"({"queues": [{"name": "s", "group": "a"}, {"name": "s", "group": "b"}]})", "f");
+	try {
+		Validate(twice);
+		ADD_FAILURE() << "a stream listed twice was accepted";
+	} catch (const ConfigError &e) {
+		EXPECT_STREQ(e.what(), "queue \"s\" is listed twice (a relay reads a stream as one group)");
+	}
+	Config own = ParseConfig(R"({"queues": [{"name": "s", "group": "a", "dead_letter_queue": "s"}]})", "f");
+	EXPECT_THROW(Validate(own), ConfigError);
+
+	// The command line: --group and --subscribe refine the --queue before them.
+	Config flags;
+	ApplyOverrides(Line({"--queue", "s", "--group", "relay", "--subscribe", "--exchange", "x", "--queue", "q"}), flags);
+	ASSERT_EQ(flags.queues.size(), 2u);
+	EXPECT_EQ(flags.queues[0].group, "relay");
+	EXPECT_TRUE(flags.queues[0].subscribe);
+	EXPECT_EQ(flags.queues[0].exchange, "x");
+	EXPECT_FALSE(flags.queues[1].is_stream());
+	EXPECT_NO_THROW(Validate(flags));
+	Config bad;
+	EXPECT_THROW(ApplyOverrides(Line({"--group", "g"}), bad), ConfigError);                // no --queue before
+	EXPECT_THROW(ApplyOverrides(Line({"--queue", "s", "--subscribe"}), bad), ConfigError);  // no --group
+	EXPECT_THROW(ApplyOverrides(Line({"--queue", "s", "--group="}), bad), ConfigError);
+	Config archived;
+	ApplyOverrides(Line({"--queue", "s", "--group", "g", "--archive"}), archived);
+	try {
+		Validate(archived);
+		ADD_FAILURE() << "--archive with --group was accepted";
+	} catch (const ConfigError &e) {
+		EXPECT_NE(std::string(e.what()).find("acknowledges a confirmed message (pgmq.ack)"), std::string::npos);
+	}
 }

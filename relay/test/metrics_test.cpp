@@ -61,6 +61,10 @@ TEST(RelayMetrics, ReportLine)
 	after.returned = 0;
 	after.broker_up = true;
 	EXPECT_EQ(FormatReportLine(before, after), "queue orders: relayed 25 (+15), confirms pending 2, lag ?, length ?");
+	QueueSnapshot stream_after = after;
+	stream_after.source = "stream orders, group rabbitmq";
+	EXPECT_EQ(FormatReportLine(before, stream_after),
+			  "stream orders, group rabbitmq: relayed 25 (+15), confirms pending 2, lag ?, length ?");
 	after.refused = 2;
 	after.timeouts = 1;
 	after.broker_blocked = true;

@@ -29,3 +29,25 @@ TEST(RelayBatchBudget, TakesAPrefixAndAlwaysTheFirst)
 	EXPECT_FALSE(second.Take(1));
 	EXPECT_FALSE(second.Take(0));  // a prefix: nothing after the first one left out
 }
+
+TEST(RelayBatchBudget, AStreamReadsWhatFitted)
+{
+	ReadSize size(100);
+	EXPECT_EQ(size.next(), 100);
+	size.After(100, 0);
+	EXPECT_EQ(size.next(), 100);
+	size.After(7, 93);  // 7 fitted: the next read asks for 7
+	EXPECT_EQ(size.next(), 7);
+	size.After(7, 0);  // they fit: doubling back
+	EXPECT_EQ(size.next(), 14);
+	size.After(3, 0);  // fewer than asked (the stream ran dry): unchanged
+	EXPECT_EQ(size.next(), 14);
+	size.After(14, 0);
+	size.After(28, 0);
+	EXPECT_EQ(size.next(), 56);
+	size.After(56, 0);
+	EXPECT_EQ(size.next(), 100);  // never above batch_size
+	size.After(1, 0);
+	size.After(0, 0);
+	EXPECT_EQ(size.next(), 100);
+}

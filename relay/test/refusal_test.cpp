@@ -38,4 +38,14 @@ TEST(RelayRefusal, DeadLetterHeadersKeepTheOriginalAndSayWhy)
 	m.headers = "";
 	headers = nlohmann::json::parse(DeadLetterHeaders("orders", m, "bad \xff byte"));
 	EXPECT_EQ(headers.size(), 2u);
+
+	// A stream's consumer group: the group that read it too.
+	headers = nlohmann::json::parse(DeadLetterHeaders("orders", m, "why", "rabbitmq"));
+	EXPECT_EQ(headers[kSourceHeader], "orders:7");
+	EXPECT_EQ(headers[kGroupHeader], "rabbitmq");
+	// Sent again to a queue and refused there: the group no longer applies.
+	m.headers = headers.dump();
+	headers = nlohmann::json::parse(DeadLetterHeaders("orders_dead", m, "again"));
+	EXPECT_FALSE(headers.contains(kGroupHeader));
+	EXPECT_EQ(headers[kSourceHeader], "orders_dead:7");
 }

@@ -193,7 +193,7 @@ std::string LockGroupSql()
 std::string GroupStateSql()
 {
 	return std::string("SELECT g.ordered, g.max_deliveries, g.dead_letter_queue::text, jsonb_array_length(g.leases), "
-	                   "e.b, e.n, e.ids FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
+	                   "e.b, e.n, e.ids, pg_snapshot_xmax(g.window_end) <= '1'::xid8 FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
 	                   "(l.value ->> 'b')::int8 AS b, (l.value ->> 'n')::int AS n, ARRAY(SELECT (i.v)::int8 FROM "
 	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids "
 	                   "FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
@@ -234,6 +234,13 @@ std::string RecordLeaseSql()
 	       "floor_id = " + keep_floor + "floor_id END, floor_time = " + keep_floor +
 	       "floor_time END, position_xid = $6, position_id = $7, last_read_at = $8" + kGroupIs +
 	       " RETURNING g.next_batch - 1";
+}
+
+std::string AnchorSql()
+{
+	return std::string("UPDATE pgmq.consumer_groups AS g SET window_start = g.window_end, window_end = $3, "
+	                   "position_xid = NULL, position_id = NULL") +
+	       kGroupIs + " AND pg_snapshot_xmax(g.window_end) <= '1'::xid8";
 }
 
 std::string EmitSql(std::string_view queue_table)
@@ -288,22 +295,40 @@ std::string SetAsideSql(std::string_view queue_table, std::string_view dead_lett
 std::string GroupsSql()
 {
 	return "SELECT g.stream_name::text, g.group_name::text, (SELECT coalesce(sum("
-	       "jsonb_array_length(l.value -> 'ids')), 0) FROM jsonb_array_elements(g.leases) AS l)::int8, g.last_read_at, "
+	       "jsonb_array_length(l.value -> 'ids')), 0) FROM jsonb_array_elements(g.leases) AS l "
+	       "WHERE (l.value ->> 'vt')::float8 > $2)::int8, g.last_read_at, "
 	       "g.last_ack_at, g.ordered, g.dead_letter_queue::text, g.max_deliveries, g.subscribed_at "
 	       "FROM pgmq.consumer_groups AS g WHERE $1::text IS NULL OR g.stream_name = $1 ORDER BY 1, 2";
 }
 
 std::string GroupBacklogSql(std::string_view queue_table)
 {
-	return std::string("SELECT count(q.msg_id), min(q.enqueued_at), (SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) "
-	                   "FROM pg_inherits AS i JOIN pg_class AS c ON c.oid = i.inhrelid, LATERAL (SELECT regexp_match("
-	                   "pg_get_expr(c.relpartbound, c.oid), 'TO \\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = $3 "
-	                   "AND (b.m IS NULL OR b.m[1]::xid8 > pg_snapshot_xmin(g.window_start)))::int8 "
-	                   "FROM pgmq.consumer_groups AS g LEFT JOIN ") +
-	       QualifiedTable(queue_table) + " AS q ON q.xid >= pg_snapshot_xmin(g.window_start) AND NOT "
-	       "pg_visible_in_snapshot(q.xid, g.window_start) AND NOT (g.position_xid IS NOT NULL AND "
-	       "pg_visible_in_snapshot(q.xid, g.window_end) AND (q.xid, q.msg_id) <= (g.position_xid, g.position_id)) AND " +
-	       kFloors + kGroupIs + " GROUP BY g.stream_name, g.group_name";
+	const std::string q = QualifiedTable(queue_table);
+	// Not given yet: after the window's start and not up to the position.
+	// Given in a lease that ran out: pending again.
+	return "SELECT n.c + x.c, CASE WHEN n.oldest IS NULL OR x.oldest < n.oldest THEN x.oldest ELSE n.oldest END, "
+	       "(SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_inherits AS i JOIN pg_class AS c "
+	       "ON c.oid = i.inhrelid, LATERAL (SELECT regexp_match(pg_get_expr(c.relpartbound, c.oid), "
+	       "'TO \\(''(\\d+)''\\)$') AS m) AS b WHERE i.inhparent = $3 "
+	       "AND (b.m IS NULL OR b.m[1]::xid8 > pg_snapshot_xmin(g.window_start)))::int8 "
+	       "FROM pgmq.consumer_groups AS g, LATERAL (SELECT count(*) AS c, min(q.enqueued_at) AS oldest FROM " + q +
+	       " AS q WHERE q.xid >= pg_snapshot_xmin(g.window_start) AND NOT pg_visible_in_snapshot(q.xid, "
+	       "g.window_start) AND NOT (g.position_xid IS NOT NULL AND pg_visible_in_snapshot(q.xid, g.window_end) AND "
+	       "(q.xid, q.msg_id) <= (g.position_xid, g.position_id)) AND " + kFloors +
+	       ") AS n, LATERAL (SELECT count(*) AS c, min(q.enqueued_at) AS oldest FROM " + q +
+	       " AS q WHERE q.msg_id = ANY (ARRAY(SELECT (i.v)::int8 FROM jsonb_array_elements(g.leases) AS l, "
+	       "jsonb_array_elements(l.value -> 'ids') AS i(v) WHERE (l.value ->> 'vt')::float8 <= $4))) AS x" + kGroupIs;
+}
+
+std::string ClearLeasesSql()
+{
+	return "UPDATE pgmq.consumer_groups AS g SET leases = '[]' WHERE g.stream_name = $1 AND g.leases <> '[]'";
+}
+
+std::string NewestInRangeSql(std::string_view queue_table)
+{
+	return "SELECT q.enqueued_at FROM " + QualifiedTable(queue_table) +
+	       " AS q WHERE q.xid >= $1::xid8 AND q.xid < $2::xid8 ORDER BY q.xid DESC, q.msg_id DESC LIMIT 1";
 }
 
 }  // namespace pgmq::core

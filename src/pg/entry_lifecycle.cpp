@@ -8,14 +8,17 @@
 #include "pgmq/core/partition.hpp"
 #include "pgmq/core/policy.hpp"
 #include "pgmq/core/queue_name.hpp"
+#include "pgmq/core/streams.hpp"
 
 #include <vector>
+
 
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/partman.hpp"
 #include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/queue.hpp"
 #include "pgmq/pg/queue_relations.hpp"
+#include "pgmq/pg/stream.hpp"
 #include "pgmq/pg/table_trust.hpp"
 
 extern "C" {
@@ -112,8 +115,9 @@ bool DropQueue(FunctionCallInfo fcinfo)
 	const Datum name_datum = PG_GETARG_DATUM(0);
 	const std::string_view name(queue.name, queue.name_len);
 	// Only a partitioned queue touches pg_partman's configuration: the owner of
-	// a plain queue need not have any access to partman's schema to drop it.
-	const bool partitioned = HasPartitionedTable(queue);
+	// a plain queue or a stream (partitioned by pgmq itself) need not have any
+	// access to partman's schema to drop it.
+	const bool partitioned = HasPartitionedTable(queue) && !IsStreamTable(queue.queue_relid);
 	Partman partman{};
 	SpiConnect();
 	if (partitioned)
@@ -171,6 +175,12 @@ PGMQ_FUNCTION(pgmq_purge_queue)
 		count = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 		ExecuteOnce(core::TruncateQueueSql(name));
 	});
+	// A stream's groups held leases on what is gone.
+	if (IsStreamTable(queue.queue_relid)) {
+		Oid types[1] = {TEXTOID};
+		Datum values[1] = {MetaQueueName(queue)};
+		InStreamScope([&] { RunCore([&] { ExecuteOnce(core::ClearLeasesSql(), 1, types, values); }); });
+	}
 	SpiFinish();
 	PG_RETURN_INT64(count);
 }

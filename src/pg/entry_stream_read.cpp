@@ -2,10 +2,9 @@
 // A consumer group reading a stream (docs/streams.md): read_stream and
 // read_stream_with_poll lease the group's next messages (an expired lease
 // first), ack ends leases, set_aside copies a message to the group's
-// dead-letter queue. A paused stream's reads return nothing. Each read
-// runs in a subtransaction that is rolled back when it finds nothing: a
-// reader that waits (a poll, or a transaction that goes on) holds the
-// group's row lock only when it took messages.
+// dead-letter queue. A paused stream's reads return nothing. A read looks
+// first without the group's lock, so an empty read takes no transaction id
+// and no lock; then it reads under the lock (see ReadAttempt).
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/dead_letters.hpp"
 #include "pgmq/core/streams.hpp"
@@ -145,7 +144,7 @@ bool NextInWindow(const GroupReader &read, bool cut)
 
 // Delivers the group's first expired lease again (the group row locked,
 // its columns in the last result), or sets it aside at max_deliveries.
-// Returns whether it emitted rows.
+// Returns whether it emitted rows; when not, the lease has ended.
 bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
@@ -171,6 +170,27 @@ bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
 	return false;
 }
 
+// Whether a read would find something: an expired lease, or messages after
+// the group's position (unless an ordered group has a lease out). Reads
+// only, without the group's lock: an empty read takes no transaction id
+// (a lock on the row would take one, and a subtransaction's too).
+bool HasWork(const GroupReader &read, TimestampTz now)
+{
+	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
+	if (ExecuteStreamStatement(read.stream, StreamStatement::GroupState, values) == 0)
+		NoSuchGroup(read.stream, read.group);
+	bool isnull = true;
+	bool none_expired = true;
+	(void) ResultValue(0, 5, INT8OID, &none_expired);
+	if (!none_expired)
+		return true;
+	if (DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull)) && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
+		return false;
+	if (DatumGetBool(ResultValue(0, 8, BOOLOID, &isnull)))
+		return true;  // to be anchored (AnchorSql)
+	return NextInWindow(read, false) || NextInWindow(read, true);
+}
+
 // Leases the messages of the last result (NextInWindow) to the group and
 // emits them.
 void LeaseNext(const GroupReader &read, TimestampTz now, TimestampTz vt)
@@ -188,10 +208,54 @@ void LeaseNext(const GroupReader &read, TimestampTz now, TimestampTz vt)
 	Emit(read, ids, 1, now, vt);
 }
 
-// One read: an expired lease again, else the next messages as a new lease
-// (none while an ordered group has a lease out). Returns whether it
-// emitted rows.
-bool ReadOnce(GroupReader *read)
+// One read under the group's lock: an expired lease again, else the next
+// messages as a new lease (none while an ordered group has a lease out).
+// Sets *emitted when it emitted rows, *changed when it changed the group
+// (also by setting a lease aside at max_deliveries).
+void ReadLocked(GroupReader *read, bool *emitted, bool *changed)
+{
+	// Each round either emits, or ends a lease (set aside or gone).
+	for (;;) {
+		CHECK_FOR_INTERRUPTS();
+		const TimestampTz now = GetCurrentTimestamp();
+		const TimestampTz vt = SecondsFromNow(now, read->vt_seconds);
+		LockGroup(*read, now);
+		bool isnull = true;
+		bool none_expired = true;
+		(void) ResultValue(0, 5, INT8OID, &none_expired);
+		if (!none_expired) {
+			*changed = true;
+			if (Redeliver(*read, now, vt)) {
+				*emitted = true;
+				return;
+			}
+			continue;
+		}
+		const bool ordered = DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull));
+		if (ordered && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
+			return;
+		const bool unanchored = DatumGetBool(ResultValue(0, 8, BOOLOID, &isnull));
+		if (NextInWindow(*read, false) || NextInWindow(*read, true)) {
+			LeaseNext(*read, now, vt);
+			*emitted = *changed = true;
+		} else if (unanchored) {
+			// The window cut after a seek held nothing above its floors.
+			bool no_cut = true;
+			Datum values[3] = {read->name, read->group, ResultValue(0, 4, PG_SNAPSHOTOID, &no_cut)};
+			if (!no_cut)
+				*changed = ExecuteStreamStatement(read->stream, StreamStatement::Anchor, values) > 0;
+		}
+		return;
+	}
+}
+
+// One attempt of a read: whether it emitted rows. It looks first
+// (HasWork), then reads under the lock. A poll's attempt reads in a
+// subtransaction rolled back when it changed nothing, so that the poll does
+// not hold the group's lock while it waits; a single read (the common case,
+// often acknowledged in the same transaction) needs none: a subtransaction's
+// lock and its parent's update of one row make a MultiXact each time.
+bool ReadAttempt(GroupReader *read, bool in_subtransaction)
 {
 	QueuePolicy policy;
 	if (read->paused)
@@ -203,40 +267,23 @@ bool ReadOnce(GroupReader *read)
 		return false;
 	bool emitted = false;
 	InStreamScope([&] {
-		// Each round either emits, or ends a lease (set aside or gone).
-		for (;;) {
-			CHECK_FOR_INTERRUPTS();
-			const TimestampTz now = GetCurrentTimestamp();
-			const TimestampTz vt = SecondsFromNow(now, read->vt_seconds);
-			LockGroup(*read, now);
-			bool isnull = true;
-			bool none_expired = true;
-			(void) ResultValue(0, 5, INT8OID, &none_expired);
-			if (!none_expired) {
-				if (Redeliver(*read, now, vt)) {
-					emitted = true;
-					break;
-				}
-				continue;
-			}
-			const bool ordered = DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull));
-			if (ordered && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
-				break;
-			if (NextInWindow(*read, false) || NextInWindow(*read, true)) {
-				LeaseNext(*read, now, vt);
-				emitted = true;
-			}
-			break;
+		if (!HasWork(*read, GetCurrentTimestamp()))
+			return;
+		if (!in_subtransaction) {
+			bool changed = false;
+			ReadLocked(read, &emitted, &changed);
+			return;
 		}
+		KeptIfTrue([&] {
+			bool changed = false;
+			ReadLocked(read, &emitted, &changed);
+			return changed;
+		});
 	});
 	return emitted;
 }
 
-bool ReadAttempt(void *context)
-{
-	auto *read = static_cast<GroupReader *>(context);
-	return KeptIfTrue([read] { return ReadOnce(read); });
-}
+bool PollAttempt(void *context) { return ReadAttempt(static_cast<GroupReader *>(context), true); }
 
 // read_stream and read_stream_with_poll: (stream, group, vt, qty[, poll]).
 Datum ReadAsGroup(FunctionCallInfo fcinfo, bool poll)
@@ -265,9 +312,9 @@ Datum ReadAsGroup(FunctionCallInfo fcinfo, bool poll)
 	}
 	SpiConnect();
 	if (poll)
-		PollUntilClaimed(schedule, &read.stream, 1, ReadAttempt, &read);
+		PollUntilClaimed(schedule, &read.stream, 1, PollAttempt, &read);
 	else
-		(void) ReadAttempt(&read);
+		(void) ReadAttempt(&read, false);
 	SpiFinish();
 	return Datum(0);
 }

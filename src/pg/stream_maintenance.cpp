@@ -79,16 +79,29 @@ int64 MakeStreamPartitionsAhead(const QueueRef &stream, Datum stream_name)
 	const int64 new_width = no_partition ? core::kFirstPartitionXids
 	                                     : core::NextPartitionXids(used, seconds, core::SecondsPerPartition(retention));
 	const int64 to = no_partition ? next : std::max(from, next) + new_width;
-	RunCore([&] {
-		const std::string partition = core::StreamPartitionName(stream.queue_table, made + 1);
-		for (const std::string &statement : core::CreateStreamPartitionStatements(
-				 stream.queue_table, partition, static_cast<uint64_t>(from), static_cast<uint64_t>(to)))
-			ExecuteOnce(statement);
-		Oid note_types[5] = {TEXTOID, INT8OID, INT8OID, TEXTOID, TIMESTAMPTZOID};
-		Datum note[5] = {stream_name, Int64GetDatum(made + 1), Int64GetDatum(new_width),
-		                 TextDatum(std::to_string(next)), TimestampTzGetDatum(now)};
-		ExecuteOnce(core::NoteStreamPartitionSql(), 5, note_types, note);
+	// Attaching locks the default partition (every sender holds a lock on
+	// it until it commits): waited for briefly, so that sends do not queue
+	// behind the request for long and a deadlock with a sender cannot occur;
+	// when the wait is over, the next run tries again.
+	ErrorData *busy = InSubtransaction([&] {
+		RunCore([&] {
+			ExecuteOnce("SET LOCAL lock_timeout = '100ms'");
+			const std::string partition = core::StreamPartitionName(stream.queue_table, made + 1);
+			for (const std::string &statement : core::CreateStreamPartitionStatements(
+					 stream.queue_table, partition, static_cast<uint64_t>(from), static_cast<uint64_t>(to)))
+				ExecuteOnce(statement);
+			Oid note_types[5] = {TEXTOID, INT8OID, INT8OID, TEXTOID, TIMESTAMPTZOID};
+			Datum note[5] = {stream_name, Int64GetDatum(made + 1), Int64GetDatum(new_width),
+			                 TextDatum(std::to_string(next)), TimestampTzGetDatum(now)};
+			ExecuteOnce(core::NoteStreamPartitionSql(), 5, note_types, note);
+		});
 	});
+	if (busy != nullptr) {
+		if (busy->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			ReThrowError(busy);
+		FreeErrorData(busy);
+		return 0;
+	}
 	return no_partition ? 1 + MakeStreamPartitionsAhead(stream, stream_name) : 1;
 }
 
@@ -124,17 +137,31 @@ int64 ReclaimStreamPartitions(const QueueRef &stream, Datum stream_name)
 		RunCore([&] { ExecuteOnce(core::PartitionReclaimableSql(name), 5, types, values); });
 		if (!FirstRowBool(1))
 			continue;
-		// Dropping locks the stream table (ACCESS EXCLUSIVE): only without a
-		// wait. Truncating locks only the partition, which nobody writes.
+		// Never a wait: a lock request that waited would queue the stream's
+		// sends and reads behind it (and a sender holds its lock on every
+		// partition until it commits). Dropping locks the stream table too;
+		// truncating only the partition. Neither possible now: the next run.
 		ErrorData *busy = InSubtransaction([&] {
 			RunCore([&] {
-				ExecuteOnce("SET LOCAL lock_timeout = '50ms'");
-				ExecuteOnce("DROP TABLE " + core::QualifiedTable(name));
+				const std::string partition = core::QualifiedTable(name);
+				ExecuteOnce("LOCK TABLE ONLY " + core::QualifiedTable(stream.queue_table) + ", " + partition +
+				            " IN ACCESS EXCLUSIVE MODE NOWAIT");
+				ExecuteOnce("DROP TABLE " + partition);
 			});
 		});
 		if (busy != nullptr) {
 			FreeErrorData(busy);
-			RunCore([&] { ExecuteOnce("TRUNCATE " + core::QualifiedTable(name)); });
+			busy = InSubtransaction([&] {
+				RunCore([&] {
+					const std::string partition = core::QualifiedTable(name);
+					ExecuteOnce("LOCK TABLE " + partition + " IN ACCESS EXCLUSIVE MODE NOWAIT");
+					ExecuteOnce("TRUNCATE " + partition);
+				});
+			});
+		}
+		if (busy != nullptr) {
+			FreeErrorData(busy);
+			continue;
 		}
 		reclaimed++;
 	}

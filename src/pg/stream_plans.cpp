@@ -8,6 +8,7 @@
 
 extern "C" {
 #include "catalog/pg_type_d.h"
+#include "nodes/parsenodes.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 }
@@ -45,6 +46,7 @@ const Shape kShapes[] = {
 	{false, 8, {TEXTOID, TEXTOID, INT8ARRAYOID, FLOAT8OID, PG_SNAPSHOTOID, XID8OID, INT8OID, TIMESTAMPTZOID}},
 	{true, 4, {INT8ARRAYOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
 	{false, 5, {TEXTOID, TEXTOID, INT8OID, FLOAT8OID, TIMESTAMPTZOID}},
+	{false, 3, {TEXTOID, TEXTOID, PG_SNAPSHOTOID}},
 	{false, 4, {TEXTOID, TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID}},
 	{false, 3, {TEXTOID, TEXTOID, INT8OID}},
 };
@@ -67,6 +69,8 @@ std::string SqlOf(StreamStatement statement, const char *table)
 		return core::EmitSql(table);
 	case StreamStatement::Renew:
 		return core::RenewLeaseSql();
+	case StreamStatement::Anchor:
+		return core::AnchorSql();
 	case StreamStatement::Ack:
 		return core::AckSql();
 	case StreamStatement::LeaseOf:
@@ -97,7 +101,11 @@ SPIPlanPtr PlanOf(const QueueRef &stream, StreamStatement statement)
 	SPIPlanPtr plan = nullptr;
 	RunCore([&] {
 		const std::string sql = SqlOf(statement, stream.queue_table);
-		plan = CallPostgres([&] { return SPI_prepare(sql.c_str(), shape.nparams, const_cast<Oid *>(shape.types)); });
+		// One generic plan: the values come from the group's row, and custom
+		// plans cost a planning per call (about half of an ack's time).
+		plan = CallPostgres([&] {
+			return SPI_prepare_cursor(sql.c_str(), shape.nparams, const_cast<Oid *>(shape.types), CURSOR_OPT_GENERIC_PLAN);
+		});
 		if (plan == nullptr || CallPostgres([&] { return SPI_keepplan(plan); }) != 0)
 			throw core::CoreError(core::ErrorKind::Internal, std::string("SPI_prepare failed: ") +
 			                                                     SPI_result_code_string(SPI_result));

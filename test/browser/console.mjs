@@ -98,6 +98,13 @@ function ids(query) {
 
 const quoteLiteral = (s) => `'${String(s).replace(/'/g, "''")}'`;
 
+// SQL that sets a stream group's last read (and subscribe) that long ago:
+// its row of pgmq.consumer_groups, as only time would otherwise.
+const BACKDATE_GROUP = (stream, group, interval) => `UPDATE pgmq.consumer_groups
+   SET subscribed_at = now() - interval ${quoteLiteral(interval)},
+       last_read_at = CASE WHEN last_read_at IS NOT NULL THEN now() - interval ${quoteLiteral(interval)} END
+ WHERE stream_name = ${quoteLiteral(stream)} AND group_name = ${quoteLiteral(group)}`;
+
 // What the page should show for every queue, from pgmq's own functions and
 // the queue tables.
 function sqlQueues() {
@@ -690,6 +697,59 @@ try {
       `refunds alerts [${r.refunds.alerts}], dead letters ${r.refunds.cells.dead_lettered.text}; outbox total ${r.outbox.cells.total.text}`];
   }, 8000);
 
+  // ----------------------------------------------------------- stream clicks
+  // Two consumer groups: live read and acknowledged everything, batch never
+  // read and subscribed 20 minutes back, so that it stopped reading.
+  // (Each statement its own transaction: a read sees what committed before.)
+  sql("SELECT pgmq.create_stream('clicks')");
+  sql("SELECT pgmq.subscribe('clicks', 'live'), pgmq.subscribe('clicks', 'batch')");
+  sql(`SELECT pgmq.send_batch('clicks', array_fill('{"c": 1}'::jsonb, ARRAY[4]))`);
+  sql("SELECT count(*) FROM pgmq.ack('clicks', 'live', ARRAY(SELECT msg_id FROM pgmq.read_stream('clicks', 'live', 60, 10)))");
+  sql(BACKDATE_GROUP('clicks', 'batch', '20 minutes'));
+  const sqlGroups = () => Object.fromEntries(rows(`SELECT group_name, pending, in_flight, held_bytes,
+      pending > 0 AND coalesce(last_read_at, subscribed_at) < now() - interval '10 minutes' AS stopped
+      FROM pgmq.stream_groups('clicks')`).map((g) => [g.group_name, g]));
+  const groupRows = (sel) => page.$$eval(`${sel} tbody tr[data-group]`, (trs) => Object.fromEntries(trs.map((tr) => [
+    tr.dataset.group, {
+      alerts: tr.dataset.alerts, highlighted: tr.classList.contains('alert'),
+      cells: Object.fromEntries([...tr.querySelectorAll('td[data-col]')].map((td) => [td.dataset.col, td.dataset.value])),
+    }])));
+  const sameGroups = (got) => {
+    const bad = [];
+    for (const [name, g] of Object.entries(sqlGroups())) {
+      const r = got[name];
+      if (!r) { bad.push(`${name}: no row`); continue; }
+      for (const k of ['pending', 'in_flight', 'held_bytes']) if (Number(r.cells[k]) !== Number(g[k])) bad.push(`${name}.${k}: page ${r.cells[k]}, SQL ${g[k]}`);
+      if ((r.alerts === 'stopped_reading') !== g.stopped || r.highlighted !== g.stopped) bad.push(`${name}: alerts [${r.alerts}], SQL stopped ${g.stopped}`);
+    }
+    return [bad.length === 0 && Object.keys(got).length === 2, bad.join('; ') || JSON.stringify(got)];
+  };
+  await page.goto(`${BASE}/#/`);
+  await page.waitForSelector('#streams tbody tr[data-group="batch"]', { timeout: 10000 });
+  await eventually('streams: the overview shows each group of clicks as pgmq.stream_groups, batch highlighted as stopped reading',
+    async () => sameGroups(await groupRows('#streams')));
+  check('streams: clicks has the stream badge', (await page.$$('#overview tr[data-queue="clicks"] [data-badge="stream"]')).length === 1);
+  await openQueue(page, 'clicks');
+  await page.waitForSelector('#stream-groups tbody tr[data-group="batch"]', { timeout: 10000 });
+  await eventually('streams: the stream\'s page shows its groups as pgmq.stream_groups', async () => sameGroups(await groupRows('#stream-groups')));
+  same('streams: the stream\'s page names the alert of batch in a sentence',
+    await page.$$eval('#stream-alerts li', (lis) => lis.map((li) => [li.dataset.group, li.dataset.alert])), [['batch', 'stopped_reading']]);
+  same('streams: the stream\'s partitions as pgmq.stream_partitions',
+    await page.$$eval('#stream-partitions tbody tr', (trs) => trs.map((tr) => tr.dataset.partition)),
+    rows("SELECT partition_name FROM pgmq.stream_partitions('clicks')").map((r) => r.partition_name));
+  await page.selectOption('#seek-group', 'live');
+  await page.fill('#seek-since', '2020-01-01 00:00:00+00');
+  expectConfirm(true);
+  await page.click('#action-seek');
+  await page.waitForFunction(() => document.getElementById('status').dataset.kind === 'done', null, { timeout: 8000 });
+  check('seek: the page asked first, naming the group and the stream',
+    dialogs.length === 1 && dialogs[0].message.includes('"live"') && dialogs[0].message.includes('"clicks"'), JSON.stringify(dialogs));
+  same('seek: SQL sees live read the 4 messages again',
+    Number(sql("SELECT count(*) FROM pgmq.read_stream('clicks', 'live', 60, 10)")), 4);
+  // Back to the overview, where the checks below start.
+  await page.goto(`${BASE}/#/`);
+  await page.waitForSelector('#overview tbody tr[data-queue="clicks"]');
+
   // --------------------------------------------------------- read-only
   const ro = await context.newPage();
   ro.on('pageerror', (e) => pageErrors.push(`read-only page error: ${e.message}`));
@@ -711,6 +771,9 @@ try {
     return [await post('/api/queues/jobs/purge'), await post('/api/queues/payments_dead/redrive_all')];
   });
   same('read-only: a purge and a redrive_all POST are refused with 403', refused, [403, 403]);
+  await ro.goto(`${RO_BASE}/#/queue/clicks`);
+  await ro.waitForSelector('#stream-groups tbody tr[data-group="live"]');
+  check('read-only: a stream\'s page offers no seek', await ro.isHidden('#seek-form'));
   same('read-only: jobs still has its messages, payments_dead its two',
     [Number(sql('SELECT count(*) FROM pgmq.q_jobs')) > 0, Number(sql('SELECT count(*) FROM pgmq.q_payments_dead'))], [true, 2]);
 

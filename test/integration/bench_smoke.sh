@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The benchmark in miniature (bench/run --smoke) against the running test
-# cluster (PGHOST/PGPORT/PGUSER), which it must not restart: it runs and
-# prints every metric line, so bench/ cannot rot. Numbers are not checked.
+# The benchmark in miniature (bench/run --smoke, then bench/streams.sh
+# --smoke) against the running test cluster (PGHOST/PGPORT/PGUSER), which it
+# must not restart: it runs and prints every metric line, so bench/ cannot
+# rot. Numbers are not checked.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -53,17 +54,36 @@ expected+=("many_queues queues" "plan_cache_context_before bytes" "plan_cache_co
   "wakeup_trials_$mode trials" "wakeup_p50_$mode ms" "wakeup_p90_$mode ms" "wakeup_p99_$mode ms"
   "waiting_cpu_$mode %core")
 
-missing=0
-for m in "${expected[@]}"; do
-  read -r name unit <<<"$m"
-  # A number: digits, optional sign and fraction (latencies can be < 0).
-  if ! grep -Eq "^$name -?[0-9]+(\.[0-9]+)? $unit\$" <<<"$out"; then
-    echo "missing metric line: $name <number> $unit"
-    missing=$((missing + 1))
+# require_lines WHAT: every "name unit" of expected has a line in out.
+require_lines() {
+  local m name unit missing=0
+  for m in "${expected[@]}"; do
+    read -r name unit <<<"$m"
+    # A number: digits, optional sign and fraction (latencies can be < 0).
+    if ! grep -Eq "^$name -?[0-9]+(\.[0-9]+)? $unit\$" <<<"$out"; then
+      echo "missing metric line: $name <number> $unit"
+      missing=$((missing + 1))
+    fi
+  done
+  if [ "$missing" -ne 0 ]; then
+    echo "$out"
+    exit 1
   fi
+  echo "bench smoke: all ${#expected[@]} metric lines of $1 present"
+}
+require_lines bench/run
+
+# bench/streams.sh in miniature (about 15 s): streams against topics and
+# queues, with a snapshot held and without.
+out=$(bench/streams.sh --smoke 2>&1) || { echo "$out"; echo "bench/streams.sh --smoke failed"; exit 1; }
+expected=("queue_send msgs/s" "stream_send_g1_vs_queue ratio" "latency_trials trials")
+for n in 1 4 16; do
+  expected+=("stream_send_g$n msgs/s" "topic_send_q$n msgs/s" "stream_send_g${n}_vs_topic ratio")
+  [ "$n" = 1 ] || expected+=("stream_send_g${n}_vs_g1 ratio")
 done
-if [ "$missing" -ne 0 ]; then
-  echo "$out"
-  exit 1
-fi
-echo "bench smoke: all ${#expected[@]} metric lines present"
+for side in stream queue; do
+  expected+=("${side}_consume_free msgs/s" "${side}_consume_held msgs/s" "${side}_held_vs_free ratio"
+    "${side}_held_dead_rows rows" "${side}_latency_p50 ms" "${side}_latency_p99 ms")
+done
+expected+=("stream_held_other_rows rows")
+require_lines bench/streams.sh

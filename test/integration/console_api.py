@@ -40,7 +40,17 @@ must and costs what it says (docs/console.md).
   - cost: an overview runs the same number of statements (counted in the
     server log with log_statement = all for the console's role: a
     transaction of two) for its few queues and for 1,000 more, and answers
-    for those in under a second.
+    for those in under a second;
+  - streams: a stream with two groups, one lagging (its last read set 20
+    minutes back): the overview's and the stream page's figures of each
+    group equal pgmq.stream_groups', its partitions pgmq.stream_partitions',
+    the lagging group alone alerts, exactly as the alert queries of
+    docs/monitoring.md return it; a stream whose table carries the owner's
+    code is refused and stream_groups is not called for it; a plain queue
+    its owner lists in pgmq.streams stays a queue; seek, read-only
+    (403) and allowed (the group reads again, SQL sees it), and its bad
+    input; every query of docs/postgres_exporter.yaml runs and exports the
+    streams and their groups; a pgmq without stream_groups: streams not available, no error.
 
 Runs against PGHOST/PGPORT/PGUSER (a superuser) with the console built at
 build/console/pgmq-console (PGMQ_CONSOLE_BIN overrides); exit 0 is a pass.
@@ -100,7 +110,7 @@ def read_only_mode(admin):
     c = Console("console_admin", actions=False)
     try:
         check(c.session["actions"] is False, "read-only: the session says actions are off")
-        for action in ("purge", "redrive", "redrive_all", "pause", "resume"):
+        for action in ("purge", "redrive", "redrive_all", "pause", "resume", "seek"):
             status, body = c.act("mine", action)
             check(status == 403 and "read-only" in body["error"], f"read-only: {action} answers 403 ({body})")
         status, body = c.act("home_dead", "redrive_all")
@@ -417,7 +427,10 @@ def cost(admin):
         # BEGIN, the catalog, the depth, COMMIT: the catalog locks what it
         # checks, and the depth reads those tables in the same transaction.
         check(status == 200 and few_statements == 4, f"cost: {few} queues, {few_statements} statements")
-        admin.execute("SELECT pgmq.create('many_' || i) FROM generate_series(1, 1000) AS i")
+        # A hundred at a time: a thousand queues in one transaction take
+        # about as many locks as the lock table holds.
+        for first in range(1, 1001, 100):
+            admin.execute("SELECT pgmq.create('many_' || i) FROM generate_series(%s, %s) AS i", (first, first + 99))
         admin.execute("SELECT pgmq.send('many_' || i, '{}') FROM generate_series(1, 1000, 7) AS i")
         admin.execute("SELECT pgmq.read('many_' || i, 600, 1) FROM generate_series(1, 1000, 14) AS i")
         status, many, many_statements, took = overview_statements(c, log)
@@ -427,6 +440,194 @@ def cost(admin):
         best = min(timings)
         print(f"{TAG} overview of {many} queues: {', '.join(f'{t:.3f}' for t in timings)} s")
         check(best < 1.0, f"cost: an overview of {many} queues answers in {best:.2f} s (< 1 s)")
+    finally:
+        c.stop()
+
+
+def doc_example(name, page="monitoring.md"):
+    """The ```sql block marked <!-- example: NAME --> in docs/PAGE."""
+    with open(os.path.join(harness.REPO, "docs", page)) as f:
+        text = f.read()
+    m = re.search(r"<!-- example: " + re.escape(name) + r" -->\s*```sql\n(.*?)```", text, re.S)
+    if not m:
+        raise RuntimeError(f"no example {name} in docs/{page}")
+    return m.group(1).strip().rstrip(";")
+
+
+def make_stream(admin):
+    """orders: billing read 5 and acked 3 (2 in flight); search read
+    nothing, and its last read is set 20 minutes back: it stopped reading."""
+    admin.execute("SELECT pgmq.create_stream('orders')")
+    admin.execute("SELECT pgmq.subscribe('orders', 'billing'), pgmq.subscribe('orders', 'search')")
+    admin.execute("SELECT pgmq.send_batch('orders', array_fill('{\"o\": 1}'::jsonb, ARRAY[5]))")
+    ids = [r[0] for r in admin.execute("SELECT msg_id FROM pgmq.read_stream('orders', 'billing', 600, 5)")]
+    admin.execute("SELECT pgmq.ack('orders', 'billing', %s::bigint[])", (ids[:3],))
+    backdate_group(admin, "orders", "search", "20 minutes")
+
+
+def backdate_group(admin, stream, group, interval):
+    """The group last read (and subscribed) interval ago: its row of
+    pgmq.consumer_groups, as only time would otherwise."""
+    admin.execute("UPDATE pgmq.consumer_groups SET subscribed_at = now() - %s::interval, "
+                  "last_read_at = CASE WHEN last_read_at IS NOT NULL THEN now() - %s::interval END "
+                  "WHERE stream_name = %s AND group_name = %s", (interval, interval, stream, group))
+
+
+GROUP_FIELDS = ("pending", "in_flight", "held_bytes", "ordered", "dead_letter_queue", "max_deliveries")
+
+
+def streams(admin):
+    rows = admin.execute("SELECT group_name, to_jsonb(g) FROM pgmq.stream_groups('orders') AS g ORDER BY 1").fetchall()
+    want = {name: {k: g[k] for k in GROUP_FIELDS} for name, g in rows}
+    stopped = sorted((r[0], r[1]) for r in admin.execute(doc_example("alert-group-stopped")))
+    storage = sorted((r[0], r[1]) for r in admin.execute(doc_example("alert-group-storage")))
+    check(stopped == [("orders", "search")] and storage == [],
+          f"streams: the alert queries of docs/monitoring.md return search only ({stopped}, {storage})")
+    c = Console("console_admin", actions=True)
+    try:
+        check(c.session["features"].get("streams") is True, "streams: the session says streams are available")
+        status, overview = c.get("/api/overview")
+        found = {s["name"]: s for s in overview.get("streams") or []}
+        queues = {q["name"]: q for q in overview.get("queues", [])}
+        check(status == 200 and sorted(found) == ["orders"] and queues.get("orders", {}).get("stream") is True
+              and queues.get("mine", {}).get("stream") is False,
+              f"streams: the overview lists orders as a stream, mine as a queue ({sorted(found)})")
+        groups = {g["group_name"]: g for g in found.get("orders", {}).get("groups", [])}
+        got = {name: {k: g.get(k) for k in GROUP_FIELDS} for name, g in groups.items()}
+        check(got == want, f"streams: each group's figures are pgmq.stream_groups' ({got} vs {want})")
+        alerts = {name: g.get("alerts") for name, g in groups.items()}
+        check(alerts == {"billing": [], "search": ["stopped_reading"]} and found["orders"].get("alerts") == ["stopped_reading"],
+              f"streams: search alerts 'stopped_reading', as the documented query returns it ({alerts})")
+        check(groups.get("search", {}).get("last_read_age_sec") is None or groups["search"]["last_read_age_sec"] > 600,
+              f"streams: search's last read is over 10 minutes ago ({groups.get('search')})")
+        status, page = c.get("/api/queues/orders")
+        stream = page.get("stream") or {}
+        parts = [r[0] for r in admin.execute("SELECT partition_name FROM pgmq.stream_partitions('orders')")]
+        check(status == 200 and [p.get("partition_name") for p in stream.get("partitions", [])] == parts and parts,
+              f"streams: the stream's page lists pgmq.stream_partitions' partitions ({stream.get('partitions')}, {parts})")
+        page_groups = {g["group_name"]: {k: g.get(k) for k in GROUP_FIELDS} for g in stream.get("groups", [])}
+        check(page_groups == want, f"streams: the stream's page shows the same groups ({page_groups})")
+        status, page = c.get("/api/queues/mine")
+        check(status == 200 and page.get("stream") is None, "streams: a queue's page has no stream")
+
+        # Seek: bad input, then billing back to the start: its 5 messages again.
+        for body, want_status in ((b'{"since": "2020-01-01"}', 400), (b'{"group": "billing"}', 400),
+                                  (b'{"group": "billing", "since": "not a time"}', 400)):
+            status, answer = c.act("orders", "seek", body)
+            check(status == want_status, f"seek: {body.decode()} answers {want_status} ({status} {answer})")
+        status, answer = c.act("mine", "seek", b'{"group": "billing", "since": "2020-01-01"}')
+        check(status == 409, f"seek: of a queue that is not a stream answers 409 ({status} {answer})")
+        status, answer = c.act("orders", "seek", b'{"group": "nobody", "since": "2020-01-01"}')
+        check(400 <= status < 500, f"seek: of a group that does not exist answers {status} ({answer})")
+        status, answer = c.act("orders", "seek", b'{"group": "billing", "since": "2020-01-01 00:00:00+00"}')
+        check(status == 200 and "billing" in answer.get("done", ""), f"seek: billing from 2020 ({status} {answer})")
+        again = [r[0] for r in admin.execute("SELECT msg_id FROM pgmq.read_stream('orders', 'billing', 600, 10)")]
+        check(len(again) == 5, f"seek: SQL sees billing read the 5 messages again ({again})")
+        search = admin.execute("SELECT pending FROM pgmq.stream_groups('orders') WHERE group_name = 'search'").fetchone()[0]
+        check(search == want["search"]["pending"], "seek: the other group is not affected")
+        status, answer = c.act("orders", "pause")
+        paused = admin.execute("SELECT count(*) FROM pgmq.read_stream('orders', 'search', 600, 1)").fetchone()[0]
+        c.act("orders", "resume")
+        check(status == 200 and paused == 0, f"pause: a paused stream gives a group nothing ({answer}, {paused})")
+    finally:
+        c.stop()
+    # A role granted the stream as a queue (grant_queue_access): its page
+    # answers with the groups, and its partitions or why the role may not
+    # read them.
+    admin.execute("SELECT pgmq.grant_queue_access('orders', 'console_viewer')")
+    c = Console("console_viewer", actions=False)
+    try:
+        status, page = c.get("/api/queues/orders")
+        stream = page.get("stream") or {}
+        parts = stream.get("partitions")
+        check(status == 200 and len(stream.get("groups", [])) == 2
+              and (isinstance(parts, list) or (parts or {}).get("sqlstate") == "42501"),
+              f"streams: a role granted the stream sees its groups, and its partitions or why not ({status} {parts})")
+    finally:
+        c.stop()
+    stream_owner_code(admin)
+    exporter_queries(admin)
+
+
+def stream_owner_code(admin):
+    """The tenant's stream, whose table carries a partial index calling the
+    tenant's function (which the planner folds, as the planning role): it is
+    refused with pgmq's reason, and its groups are never asked for."""
+    with psycopg.connect(dbname=DB, user="console_tenant", autocommit=True) as tenant:
+        tenant.execute("SELECT pgmq.create_stream('trap_stream')")
+        tenant.execute("SELECT pgmq.subscribe('trap_stream', 'g'), pgmq.send('trap_stream', '{}')")
+        tenant.execute("CREATE FUNCTION pgmq.stream_trap() RETURNS boolean LANGUAGE plpgsql AS $$BEGIN "
+                       "IF current_user <> 'console_tenant' THEN INSERT INTO public.console_trap_log "
+                       "VALUES (current_user); END IF; RETURN true; END$$")
+        tenant.execute("CREATE FUNCTION pgmq.stream_trap_always() RETURNS boolean LANGUAGE sql IMMUTABLE "
+                       "AS 'SELECT pgmq.stream_trap()'")
+        tenant.execute("CREATE INDEX ON pgmq.q_trap_stream (msg_id) WHERE pgmq.stream_trap_always()")
+        # A plain queue its owner lists in pgmq.streams: still a queue, as
+        # for pgmq (which tells a stream by its table), and no error.
+        tenant.execute("SELECT pgmq.create('fake_stream')")
+        tenant.execute("INSERT INTO pgmq.streams (stream_name, stream_relid, retention, max_retention) "
+                       "VALUES ('fake_stream', 'pgmq.q_fake_stream', '1 day', '7 days')")
+    ran = trap_ran(admin)
+    c = Console("console_admin", actions=True)
+    try:
+        status, overview = c.get("/api/overview")
+        names = [s["name"] for s in overview.get("streams") or []]
+        check(status == 200 and "trap_stream" in refused_names(overview) and "trap_stream" not in names,
+              f"streams: a stream whose table runs the owner's code is refused ({refused_names(overview)}, {names})")
+        queues = {q["name"]: q for q in overview.get("queues", [])}
+        check(queues.get("fake_stream", {}).get("stream") is False and "fake_stream" not in names,
+              f"streams: a queue listed in pgmq.streams by its owner is still a queue ({queues.get('fake_stream')})")
+        status, _ = c.get("/api/queues/trap_stream")
+        check(status == 403, f"streams: its page answers 403 ({status})")
+        status, body = c.act("trap_stream", "seek", b'{"group": "g", "since": "2020-01-01"}')
+        check(status == 403, f"streams: its seek answers 403 ({status} {body})")
+        check(trap_ran(admin) == ran, "streams: the owner's function never ran as the console's role")
+    finally:
+        c.stop()
+        admin.execute("SELECT pgmq.drop_queue('trap_stream'), pgmq.drop_queue('fake_stream')")
+        admin.execute("DROP FUNCTION pgmq.stream_trap_always(), pgmq.stream_trap()")
+
+
+def exporter_queries(admin):
+    """Every query of docs/postgres_exporter.yaml runs; the groups' is there."""
+    import yaml
+    with open(os.path.join(harness.REPO, "docs", "postgres_exporter.yaml")) as f:
+        spec = yaml.safe_load(f)
+    failed = []
+    for name, entry in spec.items():
+        try:
+            admin.execute(entry["query"]).fetchall()
+        except psycopg.Error as e:
+            failed.append(f"{name}: {e}")
+    check(not failed, f"exporter: the {len(spec)} queries of docs/postgres_exporter.yaml run ({failed})")
+    streams = admin.execute(spec["pgmq_stream"]["query"]).fetchall()
+    check(streams == [("orders", 86400.0, 604800.0)],
+          f"exporter: pgmq_stream has each stream with its retention, as queue_name ({streams})")
+    rows = admin.execute(spec["pgmq_stream_group"]["query"]).fetchall()
+    labels = sorted((r[0], r[1]) for r in rows)
+    metrics = [m for m in spec["pgmq_stream_group"]["metrics"]]
+    check(labels == [("orders", "billing"), ("orders", "search")] and len(metrics) == len(rows[0]),
+          f"exporter: pgmq_stream_group has a row per group, a metric per column ({labels})")
+    by = {r[1]: r for r in rows}
+    check(by["search"][5] > 600 and by["billing"][5] < 600,
+          f"exporter: seconds_since_last_read is over 600 for search only ({by})")
+
+
+def without_streams(admin):
+    """An older pgmq-cpp, without stream_groups: streams are not available,
+    the overview and the stream's page answer, seek answers 409."""
+    admin.execute("ALTER EXTENSION pgmq DROP FUNCTION pgmq.stream_groups(text)")
+    admin.execute("DROP FUNCTION pgmq.stream_groups(text)")
+    c = Console("console_admin", actions=True)
+    try:
+        check(c.session["features"].get("streams") is False, "without streams: the session says so")
+        status, overview = c.get("/api/overview")
+        check(status == 200 and overview.get("streams") is None and "orders" in [q["name"] for q in overview["queues"]],
+              f"without streams: the overview answers, no streams ({status} {overview.get('streams')})")
+        status, page = c.get("/api/queues/orders")
+        check(status == 200 and page.get("stream") is None, f"without streams: the stream's page answers ({status})")
+        status, body = c.act("orders", "seek", b'{"group": "billing", "since": "2020-01-01"}')
+        check(status == 409 and "not available" in body.get("error", ""), f"without streams: seek answers 409 ({body})")
     finally:
         c.stop()
 
@@ -457,12 +658,15 @@ def main():
             admin.execute("SELECT pgmq.dead_letter('home', ARRAY[1, 2]::bigint[], 'broken')")
             admin.execute("SELECT pgmq.grant_queue_access('mine', 'console_viewer')")
             admin.execute("GRANT SELECT ON pgmq.meta TO console_viewer")
+            make_stream(admin)
             read_only_mode(admin)
             limited_role(admin)
             queue_owner_code(admin)
             cross_site_and_bad_input(admin)
             cost(admin)
+            streams(admin)
             without_the_rule(admin)
+            without_streams(admin)
     finally:
         with psycopg.connect(dbname="postgres", autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")

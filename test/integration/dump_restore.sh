@@ -5,7 +5,8 @@
 #    create_partitioned exists), with messages (read, delayed, with headers),
 #    archives, a FIFO group index, insert-notify triggers;
 #  - the extension's configuration tables: meta, notify_insert_throttle,
-#    topic_bindings, policies, deduplication (their rows are dumped as extension configuration;
+#    topic_bindings, policies, deduplication, streams, consumer_groups (their
+#    rows are dumped as extension configuration;
 #    queue tables are ordinary tables, not extension members);
 #  - afterwards every row is identical (same msg_ids, same timestamps), every
 #    sequence continues after the highest id ever allocated, and sends,
@@ -139,7 +140,7 @@ say "ok: meta, throttles, bindings, tables, indexes, triggers, partman config, s
 
 # --- the copy works ----------------------------------------------------------------
 check "$DST" "queue tables are not extension members; the configuration tables are" "
-  SELECT array_agg(c.relname ORDER BY c.relname) = ARRAY['deduplication', 'meta', 'notify_insert_throttle', 'policies', 'topic_bindings']::name[]
+  SELECT array_agg(c.relname ORDER BY c.relname) = ARRAY['consumer_groups', 'deduplication', 'meta', 'notify_insert_throttle', 'policies', 'streams', 'topic_bindings']::name[]
     FROM pg_depend d JOIN pg_class c ON c.oid = d.objid AND d.classid = 'pg_class'::regclass
    WHERE d.deptype = 'e' AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pgmq')"
 for name in $queues; do

@@ -130,7 +130,7 @@ if /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
   done < <(/usr/bin/python3 -c 'import sys, yaml
 for name, spec in yaml.safe_load(open(sys.argv[1])).items():
     sys.stdout.write(spec["query"] + "\0")' "$exporter")
-  [ "$n" -eq 4 ] || fail "$exporter: ran $n queries, expected 4"
+  [ "$n" -eq 6 ] || fail "$exporter: ran $n queries, expected 6"
   check "the exporter's partition query reports steady's runway_seconds" \
     "SELECT count(*) = 2 FROM pgmq.partition_status('steady')"
   say "ok: the $n queries of docs/postgres_exporter.yaml run"

@@ -108,7 +108,8 @@ std::string LockGroupSql();
 // After LockGroupSql: ($1 stream, $2 group, $3 now as epoch seconds) ->
 // ordered, max_deliveries, dead_letter_queue, the number of leases, and the
 // first expired lease: batch, deliveries, msg_ids (int8[]); NULL when none
-// has expired.
+// has expired; and whether the group's window ends at the empty snapshot a
+// seek or a subscribe from a time leaves (see AnchorSql).
 std::string GroupStateSql();
 
 // The next messages of the group's current window after its position, at
@@ -124,6 +125,12 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut);
 // position xid8, $7 position msg_id, $8 now) -> the batch number. A cut keeps the floors only when it ends the
 // empty window of a seek.
 std::string RecordLeaseSql();
+
+// A group whose window ends at the empty snapshot (seek, subscribe from a
+// time) and whose next window holds nothing above its floors: ($1 stream,
+// $2 group, $3 the cut) makes that window its current one, so that its
+// reads start from the cut, not from every transaction again.
+std::string AnchorSql();
 
 // The leased messages as message_record rows: ($1 msg_ids int8[], $2
 // read_ct, $3 now (last_read_at), $4 vt), in (xid, msg_id) order. By msg_id
@@ -148,12 +155,23 @@ std::string LeaseOfSql();
 // dead-letter queue of each.
 std::string SetAsideSql(std::string_view queue_table, std::string_view dead_letter_table);
 
-// The groups: ($1 stream or NULL) -> stream, group, in_flight, last_read_at,
-// last_ack_at, ordered, dead_letter_queue, max_deliveries, subscribed_at.
+// The groups: ($1 stream or NULL, $2 now as epoch seconds) -> stream, group,
+// in_flight (in leases not run out), last_read_at, last_ack_at, ordered,
+// dead_letter_queue, max_deliveries, subscribed_at.
 std::string GroupsSql();
-// ($1 stream, $2 group, $3 stream table oid) -> pending, oldest pending
-// enqueued_at, and the bytes of the partitions the group has not passed.
+// ($1 stream, $2 group, $3 stream table oid, $4 now as epoch seconds) ->
+// pending (not given yet, or in a lease that ran out), the oldest pending
+// one's enqueued_at, and the bytes of the partitions the group has not
+// passed.
 std::string GroupBacklogSql(std::string_view queue_table);
+
+// ($1 stream): purge_queue of a stream ends its groups' leases.
+std::string ClearLeasesSql();
+
+// The newest message's enqueued_at in range [$1, $2) (xid8 as text), through
+// the stream table (whose privileges are the ones granted): the key's last
+// entry in the one partition the range prunes to.
+std::string NewestInRangeSql(std::string_view queue_table);
 
 }  // namespace pgmq::core
 

@@ -23,6 +23,7 @@ enum class StreamStatement : unsigned char {
 	RecordLease,    // core::RecordLeaseSql
 	Emit,           // core::EmitSql(table)
 	Renew,          // core::RenewLeaseSql
+	Anchor,         // core::AnchorSql
 	Ack,            // core::AckSql
 	LeaseOf,        // core::LeaseOfSql
 	Count

@@ -22,6 +22,7 @@ struct CatalogShape {
 	bool policies = true;    // pgmq.policies and pgmq.list_policies
 	bool pause = true;       // pgmq.policies.paused_at
 	bool partition_status = true;
+	bool streams = true;  // pgmq.stream_groups (stream_queries.hpp)
 	bool trust_owners = false;
 };
 

@@ -21,8 +21,9 @@ class ConfigError : public std::runtime_error {
 // What the relay does with a message once the broker confirmed it.
 enum class AfterConfirm { Delete, Archive };
 
+// A source: a pgmq queue, or a consumer group of a stream (docs/streams.md).
 struct QueueConfig {
-	std::string name;         // the pgmq queue
+	std::string name;         // the pgmq queue, or the stream when group is set
 	std::string exchange;     // "" is the default exchange
 	std::string routing_key;  // default: the queue's name
 	AfterConfirm after_confirm = AfterConfirm::Delete;
@@ -36,7 +37,22 @@ struct QueueConfig {
 	// The pgmq queue that receives the messages the broker (or the relay's
 	// header rules) refuse; "" = leave them in the queue.
 	std::string dead_letter_queue;
+	// A stream's consumer group: the relay reads the stream as this group
+	// (pgmq.read_stream_with_poll) and acknowledges a confirmed message with
+	// pgmq.ack instead of deleting it. "" = name is a queue.
+	std::string group;
+	// Subscribe the group at start when it does not exist (pgmq.subscribe);
+	// without it a missing group stops the relay. An existing group is left
+	// as it is (a subscribe would reset its options).
+	bool subscribe = false;
+	// subscribe's since ("-infinity": every message the stream still holds;
+	// a time); "" = NULL: the messages that commit after the subscribe.
+	std::string since;
+	bool is_stream() const { return !group.empty(); }
 };
+
+// "queue orders" or "stream orders, group rabbitmq": how logs and errors name a source.
+std::string DescribeSource(const QueueConfig &source);
 
 // One broker node; a cluster is several, tried in turn.
 struct BrokerAddress {

@@ -13,7 +13,9 @@
 namespace pgmq::relay {
 
 struct QueueSnapshot {
-	std::string queue;
+	std::string queue;  // the label: the queue's (a stream's) name
+	// How the report line names it ("stream orders, group rabbitmq"); "" = "queue <queue>".
+	std::string source;
 	std::uint64_t read = 0;         // messages read from the queue
 	std::uint64_t published = 0;    // basic.publish sent
 	std::uint64_t confirmed = 0;    // basic.ack received (and not returned)
@@ -36,7 +38,10 @@ struct QueueSnapshot {
 
 class QueueCounters {
   public:
-	explicit QueueCounters(std::string queue) : queue_(std::move(queue)) {}
+	explicit QueueCounters(std::string queue, std::string source = "")
+		: queue_(std::move(queue)), source_(std::move(source))
+	{
+	}
 	std::atomic<std::uint64_t> read{0}, published{0}, confirmed{0}, relayed{0}, returned{0}, nacked{0}, unconfirmed{0},
 		refused{0}, dead_lettered{0}, timeouts{0}, postgres_connects{0}, broker_connects{0};
 	std::atomic<std::int64_t> confirms_pending{0}, lag_seconds{-1}, queue_length{-1};
@@ -47,6 +52,7 @@ class QueueCounters {
 
   private:
 	std::string queue_;
+	std::string source_;
 };
 
 // "a\"b" for a label value: backslash, double quote and newline escaped, as

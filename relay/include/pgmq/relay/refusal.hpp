@@ -26,10 +26,13 @@ bool MayBeOneMessage(int reply_code);
 // Header names a dead letter gets (pgmq headers, JSON).
 constexpr const char *kRefusedHeader = "x-pgmq-relay-refused";  // why
 constexpr const char *kSourceHeader = "x-pgmq-relay-source";    // "<queue>:<msg_id>"
+constexpr const char *kGroupHeader = "x-pgmq-relay-group";      // a stream's consumer group that read it
 
 // The pgmq headers (JSON text) of message's dead letter: its own headers
 // (kept under x-pgmq-relay-headers when they are not an object) plus why and
-// where it came from.
-std::string DeadLetterHeaders(const std::string &queue, const QueueMessage &message, const std::string &reason);
+// where it came from: the queue (a stream), and the consumer group when the
+// relay read a stream as one.
+std::string DeadLetterHeaders(const std::string &queue, const QueueMessage &message, const std::string &reason,
+							  const std::string &group = "");
 
 }  // namespace pgmq::relay
