@@ -24,12 +24,11 @@ std::string InWindow(const std::string &start, const std::string &end)
 	       ") AND pg_visible_in_snapshot(q.xid, " + end + ") AND NOT pg_visible_in_snapshot(q.xid, " + start + ")";
 }
 
-// The floors of a seek or a subscribe from a time (see RecordLeaseSql).
+// The floors of a seek or a subscribe from a time: the group reads only
+// messages at or after them, until the next seek.
 constexpr const char *kFloors =
 	"(g.floor_id IS NULL OR q.msg_id >= g.floor_id) AND (g.floor_time IS NULL OR q.enqueued_at >= g.floor_time)";
 
-// Whether g's window_end is the empty snapshot seek and subscribe leave.
-constexpr const char *kEmptyWindowEnd = "pg_snapshot_xmax(g.window_end) <= '1'::xid8";
 
 
 }  // namespace
@@ -216,8 +215,8 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut)
 	else
 		next = std::string("WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS cut), m AS (SELECT q.msg_id, q.xid "
 		                   "FROM pgmq.consumer_groups AS g, s, LATERAL (SELECT q.msg_id, q.xid FROM ") +
-		       q + " AS q WHERE " + InWindow("g.window_end", "s.cut") + " AND (NOT " + kEmptyWindowEnd + " OR " +
-		       kFloors + ") ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
+		       q + " AS q WHERE " + InWindow("g.window_end", "s.cut") + " AND " + kFloors +
+		       " ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
 	return next + " SELECT array_agg(m.msg_id ORDER BY m.xid, m.msg_id), "
 	              "(array_agg(m.xid ORDER BY m.xid DESC, m.msg_id DESC))[1], "
 	              "(array_agg(m.msg_id ORDER BY m.xid DESC, m.msg_id DESC))[1], (SELECT s.cut FROM s) FROM m";
@@ -225,14 +224,13 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut)
 
 std::string RecordLeaseSql()
 {
-	const std::string keep_floor = std::string("CASE WHEN $5::pg_snapshot IS NULL OR ") + kEmptyWindowEnd + " THEN g.";
 	return std::string("UPDATE pgmq.consumer_groups AS g SET leases = g.leases || jsonb_build_array(jsonb_build_object("
 	                   "'b', g.next_batch, 'ids', to_jsonb($3::int8[]), 'vt', $4::float8, 'n', 1)), "
 	                   "next_batch = g.next_batch + 1, "
 	                   "window_start = CASE WHEN $5::pg_snapshot IS NULL THEN g.window_start ELSE g.window_end END, "
-	                   "window_end = coalesce($5::pg_snapshot, g.window_end), ") +
-	       "floor_id = " + keep_floor + "floor_id END, floor_time = " + keep_floor +
-	       "floor_time END, position_xid = $6, position_id = $7, last_read_at = $8" + kGroupIs +
+	                   "window_end = coalesce($5::pg_snapshot, g.window_end), position_xid = $6, position_id = $7, "
+	                   "last_read_at = $8") +
+	       kGroupIs +
 	       " RETURNING g.next_batch - 1";
 }
 

@@ -95,7 +95,7 @@ std::string GroupDeadLetterQueueSql();
 std::string UnsubscribeSql();
 
 // seek: ($1 stream, $2 group, $3 floor msg_id or NULL, $4 floor time or NULL):
-// an empty window before every transaction, the floor for the next window,
+// an empty window before every transaction, the floors from now on,
 // no leases. Returns a row when the group exists.
 std::string SeekSql();
 
@@ -113,17 +113,17 @@ std::string LockGroupSql();
 std::string GroupStateSql();
 
 // The next messages of the group's current window after its position, at
-// most $3, in (xid, msg_id) order: ($1 stream, $2 group, $3 qty) -> one row:
+// most $3, at or above the group's floors, in (xid, msg_id) order: ($1
+// stream, $2 group, $3 qty) -> one row:
 // their msg_ids (int8[], NULL when none), the last one's xid and msg_id (the
 // new position), and with cut the new window_end. With cut, the
 // window that starts at the group's window_end and ends at the current
-// snapshot instead; floors apply only after the empty window seek leaves.
+// snapshot instead.
 std::string WindowMessagesSql(std::string_view queue_table, bool cut);
 
 // Records a new lease after a read: ($1 stream, $2 group, $3 msg_ids int8[],
 // $4 lease end epoch seconds, $5 new window_end or NULL (no cut), $6
-// position xid8, $7 position msg_id, $8 now) -> the batch number. A cut keeps the floors only when it ends the
-// empty window of a seek.
+// position xid8, $7 position msg_id, $8 now) -> the batch number.
 std::string RecordLeaseSql();
 
 // A group whose window ends at the empty snapshot (seek, subscribe from a
