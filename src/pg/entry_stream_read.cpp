@@ -319,8 +319,9 @@ Datum ReadAsGroup(FunctionCallInfo fcinfo, bool poll)
 	return Datum(0);
 }
 
-// Resolves (stream, group) and locks the group row. Requires SPI.
-void LockGroupFor(FunctionCallInfo fcinfo, GroupReader *read)
+// Resolves (stream, group) of ack and set_aside, with the right to read the
+// stream they need.
+void ResolveGroup(FunctionCallInfo fcinfo, GroupReader *read)
 {
 	RefuseDuringRecovery(fcinfo);
 	ResolveStream(fcinfo, 0, &read->stream);
@@ -343,7 +344,7 @@ PGMQ_FUNCTION(pgmq_read_stream_with_poll) { return ReadAsGroup(fcinfo, true); }
 PGMQ_FUNCTION(pgmq_ack)
 {
 	GroupReader read;
-	LockGroupFor(fcinfo, &read);
+	ResolveGroup(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		PG_RETURN_BOOL(false);
 	Datum id = PG_GETARG_DATUM(2);
@@ -364,7 +365,7 @@ PGMQ_FUNCTION(pgmq_ack_ids)
 {
 	GroupReader read;
 	BeginRowsResult(fcinfo);
-	LockGroupFor(fcinfo, &read);
+	ResolveGroup(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		return Datum(0);
 	ArrayType *ids = ArrayArgument(fcinfo, 2);
@@ -384,7 +385,7 @@ PGMQ_FUNCTION(pgmq_ack_ids)
 PGMQ_FUNCTION(pgmq_set_aside)
 {
 	GroupReader read;
-	LockGroupFor(fcinfo, &read);
+	ResolveGroup(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		PG_RETURN_BOOL(false);
 	Datum id = PG_GETARG_DATUM(2);
