@@ -231,8 +231,7 @@ void PgConnection::GroupMetrics(const std::string &stream, const std::string &gr
 {
 	PgResult result = Exec(kGroupMetrics, {stream, group});
 	if (PQntuples(result.get()) == 0)
-		throw PgError("group \"" + group + "\" is no longer subscribed to stream \"" + stream + "\"", false,
-					  "42704");
+		throw PgError("consumer group \"" + group + "\" of stream \"" + stream + "\" does not exist", false, "42704");
 	pending = std::strtoll(PQgetvalue(result.get(), 0, 0), nullptr, 10);
 	oldest_age_s = std::strtoll(PQgetvalue(result.get(), 0, 1), nullptr, 10);
 }
