@@ -114,6 +114,27 @@ std::string NoteStreamPartitionSql()
 	       "partitioned_xid = $4::text::xid8 WHERE stream_name = $1";
 }
 
+std::string StreamRetentionSql()
+{
+	return "SELECT extract(epoch FROM s.retention)::float8, extract(epoch FROM s.max_retention)::float8 "
+	       "FROM pgmq.streams AS s WHERE s.stream_name = $1";
+}
+
+std::string StreamNamesSql() { return "SELECT s.stream_name::text FROM pgmq.streams AS s ORDER BY 1"; }
+
+std::vector<std::string> DropStreamPartitionStatements(std::string_view queue_table, std::string_view partition)
+{
+	const std::string p = QualifiedTable(partition);
+	return {"LOCK TABLE ONLY " + QualifiedTable(queue_table) + ", " + p + " IN ACCESS EXCLUSIVE MODE NOWAIT",
+	        "DROP TABLE " + p};
+}
+
+std::vector<std::string> TruncateStreamPartitionStatements(std::string_view partition)
+{
+	const std::string p = QualifiedTable(partition);
+	return {"LOCK TABLE " + p + " IN ACCESS EXCLUSIVE MODE NOWAIT", "TRUNCATE " + p};
+}
+
 std::string StreamPartitionsSql()
 {
 	return "SELECT c.relname::text, b.m[1]::xid8, b.m[2]::xid8, c.relpartbound IS NOT NULL AND b.m IS NULL, "

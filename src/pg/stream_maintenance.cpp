@@ -3,7 +3,6 @@
 // the next transaction id, with widths that follow the rate at which the
 // database uses transaction ids, and reclaimed whole once every group has
 // passed them and the retention allows.
-#include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/streams.hpp"
 
 #include "pgmq/pg/executor.hpp"
@@ -42,9 +41,7 @@ void StreamRetention(Datum stream_name, double *retention, double *max_retention
 	Oid types[1] = {TEXTOID};
 	Datum values[1] = {stream_name};
 	RunCore([&] {
-		ExecuteOnce("SELECT extract(epoch FROM s.retention)::float8, extract(epoch FROM s.max_retention)::float8 "
-		            "FROM pgmq.streams AS s WHERE s.stream_name = $1",
-		            1, types, values);
+		ExecuteOnce(core::StreamRetentionSql(), 1, types, values);
 	});
 	*retention = SPI_processed == 1 ? FirstRowFloat8(1, 86400) : 86400;
 	*max_retention = SPI_processed == 1 ? FirstRowFloat8(2, 7 * 86400) : 7 * 86400;
@@ -143,19 +140,16 @@ int64 ReclaimStreamPartitions(const QueueRef &stream, Datum stream_name)
 		// truncating only the partition. Neither possible now: the next run.
 		ErrorData *busy = InSubtransaction([&] {
 			RunCore([&] {
-				const std::string partition = core::QualifiedTable(name);
-				ExecuteOnce("LOCK TABLE ONLY " + core::QualifiedTable(stream.queue_table) + ", " + partition +
-				            " IN ACCESS EXCLUSIVE MODE NOWAIT");
-				ExecuteOnce("DROP TABLE " + partition);
+				for (const std::string &statement : core::DropStreamPartitionStatements(stream.queue_table, name))
+					ExecuteOnce(statement);
 			});
 		});
 		if (busy != nullptr) {
 			FreeErrorData(busy);
 			busy = InSubtransaction([&] {
 				RunCore([&] {
-					const std::string partition = core::QualifiedTable(name);
-					ExecuteOnce("LOCK TABLE " + partition + " IN ACCESS EXCLUSIVE MODE NOWAIT");
-					ExecuteOnce("TRUNCATE " + partition);
+					for (const std::string &statement : core::TruncateStreamPartitionStatements(name))
+						ExecuteOnce(statement);
 				});
 			});
 		}
@@ -173,7 +167,7 @@ void MaintainStreams(const char *only_queue_table, MemoryContext context, Commit
 	char **names = nullptr;
 	int count = 0;
 	ErrorData *error = InSubtransaction([&] {
-		InStreamScope([&] { RunCore([&] { ExecuteOnce("SELECT s.stream_name::text FROM pgmq.streams AS s ORDER BY 1"); }); });
+		InStreamScope([&] { RunCore([&] { ExecuteOnce(core::StreamNamesSql()); }); });
 		names = static_cast<char **>(MemoryContextAllocZero(context, sizeof(char *) * (SPI_processed + 1)));
 		for (uint64 i = 0; i < SPI_processed; i++) {
 			bool isnull = true;

@@ -61,6 +61,17 @@ std::string StreamPartitionStateSql();
 // ($1 stream, $2 partitions_made, $3 partition_xids, $4 next xid as text, $5 now).
 std::string NoteStreamPartitionSql();
 
+// ($1 stream) -> retention, max_retention in seconds.
+std::string StreamRetentionSql();
+
+// () -> every stream's name, for maintenance.
+std::string StreamNamesSql();
+
+// Reclaiming a partition without waiting: lock it (dropping: and the stream
+// table) with NOWAIT, then drop or truncate it.
+std::vector<std::string> DropStreamPartitionStatements(std::string_view queue_table, std::string_view partition);
+std::vector<std::string> TruncateStreamPartitionStatements(std::string_view partition);
+
 // ($1 stream table oid) -> partition name, from, to (xid8; NULL for the
 // default partition), is_default, bytes, in xid order.
 std::string StreamPartitionsSql();
