@@ -190,8 +190,10 @@ def test_resume():
                       False, f"waiting {waiting}, still waiting {still_waiting}, rows {result['rows']}")
             latencies.append(result["at"] - resumed)
         latencies.sort()
+        # Unwoken, a waiter would return at its 10 s deadline (a minute between
+        # reads): a second is a wake-up on any machine, however loaded.
         check("a waiter on a paused queue returns its message when resume commits",
-              latencies[2] <= 0.010 and latencies[-1] < 1.0,
+              latencies[-1] < 1.0,
               "after the commit: " + ", ".join(f"{x * 1000:.1f} ms" for x in latencies))
         print("[poll_wakeup] resume to returned message: median %.1f ms, max %.1f ms"
               % (latencies[2] * 1000, latencies[-1] * 1000))
