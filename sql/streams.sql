@@ -165,6 +165,32 @@ SELECT msg_id FROM pgmq.peek('ticks', 10);
 SELECT pgmq.send('ticks', '{"after": "reclaim"}');
 SELECT msg_id, message FROM pgmq.read_stream('ticks', 'one', 30, 10);
 
+-- A session fetches a group's row where it last saw it: wherever the row
+-- has gone since (other groups' rows in its place after VACUUM FULL, the
+-- group subscribed again), each read finds the group's own state.
+SELECT pgmq.create_stream('moves');
+SELECT pgmq.subscribe('moves', g) FROM (VALUES ('a'), ('b'), ('c')) AS v (g);
+SELECT pgmq.send_batch('moves', ARRAY['{"n": 1}', '{"n": 2}', '{"n": 3}']::jsonb[]);
+SELECT g, (SELECT array_agg(msg_id) FROM pgmq.read_stream('moves', g, 30, 1)) FROM (VALUES ('a'), ('b'), ('c')) AS v (g);
+SELECT pgmq.unsubscribe('moves', 'a');
+VACUUM FULL pgmq.consumer_groups;
+SELECT g, (SELECT array_agg(msg_id) FROM pgmq.read_stream('moves', g, 30, 1)) FROM (VALUES ('b'), ('c')) AS v (g);
+SELECT pgmq.subscribe('moves', 'a', since => '-infinity');
+SELECT g, (SELECT array_agg(msg_id) FROM pgmq.read_stream('moves', g, 30, 5)) FROM (VALUES ('a'), ('b'), ('c')) AS v (g);
+SELECT g, pgmq.ack('moves', g, 3) FROM (VALUES ('a'), ('b'), ('c')) AS v (g);
+-- The same without the session's locations, and after rolled-back writes.
+SET pgmq.group_row_hint = off;
+SELECT pgmq.seek('moves', 'b', 0::bigint);
+SELECT array_agg(msg_id) FROM pgmq.read_stream('moves', 'b', 30, 5);
+RESET pgmq.group_row_hint;
+BEGIN;
+SELECT pgmq.seek('moves', 'c', 0::bigint);
+SELECT array_agg(msg_id) FROM pgmq.read_stream('moves', 'c', 30, 5);
+ROLLBACK;
+SELECT group_name, pending, in_flight FROM pgmq.stream_groups('moves') ORDER BY 1;
+SELECT pgmq.ack('moves', 'c', ARRAY[1, 2]::bigint[]);
+SELECT pgmq.drop_queue('moves');
+
 -- Groups go with the stream.
 SELECT pgmq.unsubscribe('orders', 'later');
 SELECT pgmq.unsubscribe('orders', 'later');

@@ -16,6 +16,13 @@ namespace {
 
 constexpr const char *kGroupIs = " WHERE g.stream_name = $1 AND g.group_name = $2";
 
+// The group's row at the location $param (a ctid, group_row.hpp): that row
+// version when it is the group's and visible, else no row.
+std::string GroupAt(int param)
+{
+	return " WHERE g.ctid = $" + std::to_string(param) + " AND g.stream_name = $1 AND g.group_name = $2";
+}
+
 // The messages of group `g`'s window from `start` to `end` (pg_snapshot
 // expressions) that come after its position, as its `q` rows.
 std::string InWindow(const std::string &start, const std::string &end)
@@ -205,20 +212,22 @@ std::string SeekSql()
 	       kGroupIs + " RETURNING true";
 }
 
-std::string LockGroupSql()
+std::string LockGroupSql(bool by_key)
 {
-	return std::string("SELECT FROM pgmq.consumer_groups AS g") + kGroupIs + " FOR NO KEY UPDATE";
+	return std::string("SELECT g.ctid FROM pgmq.consumer_groups AS g") + (by_key ? kGroupIs : GroupAt(3)) +
+	       " FOR NO KEY UPDATE";
 }
 
-std::string GroupStateSql()
+std::string GroupStateSql(bool by_key)
 {
 	return std::string("SELECT g.ordered, g.max_deliveries, g.dead_letter_queue::text, jsonb_array_length(g.leases), "
-	                   "e.b, e.n, e.ids, pg_snapshot_xmax(g.window_end) <= '1'::xid8 FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
+	                   "e.b, e.n, e.ids, pg_snapshot_xmax(g.window_end) <= '1'::xid8, g.ctid "
+	                   "FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
 	                   "(l.value ->> 'b')::int8 AS b, (l.value ->> 'n')::int AS n, ARRAY(SELECT (i.v)::int8 FROM "
 	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids "
 	                   "FROM jsonb_array_elements(g.leases) AS l WHERE (l.value ->> 'vt')::float8 "
 	                   "<= $3 ORDER BY (l.value ->> 'b')::int8 LIMIT 1) AS e ON true") +
-	       kGroupIs;
+	       (by_key ? kGroupIs : GroupAt(4));
 }
 
 std::string WindowMessagesSql(std::string_view queue_table, bool cut)
@@ -232,15 +241,16 @@ std::string WindowMessagesSql(std::string_view queue_table, bool cut)
 		       // One row comparison (no OR), so the key's index starts at the position.
 		       " AND (q.xid, q.msg_id) > (coalesce(g.position_xid, pg_snapshot_xmin(g.window_start)), "
 		       "coalesce(g.position_id, 0)) AND " + kFloors +
-		       " ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
+		       " ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + GroupAt(4) + ")";
 	else
 		next = std::string("WITH s AS MATERIALIZED (SELECT pg_current_snapshot() AS cut), m AS (SELECT q.msg_id, q.xid "
 		                   "FROM pgmq.consumer_groups AS g, s, LATERAL (SELECT q.msg_id, q.xid FROM ") +
 		       q + " AS q WHERE " + InWindow("g.window_end", "s.cut") + " AND " + kFloors +
-		       " ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + kGroupIs + ")";
+		       " ORDER BY q.xid, q.msg_id LIMIT $3) AS q" + GroupAt(4) + ")";
 	return next + " SELECT array_agg(m.msg_id ORDER BY m.xid, m.msg_id), "
 	              "(array_agg(m.xid ORDER BY m.xid DESC, m.msg_id DESC))[1], "
-	              "(array_agg(m.msg_id ORDER BY m.xid DESC, m.msg_id DESC))[1], (SELECT s.cut FROM s) FROM m";
+	              "(array_agg(m.msg_id ORDER BY m.xid DESC, m.msg_id DESC))[1], (SELECT s.cut FROM s), "
+	              "EXISTS (SELECT FROM pgmq.consumer_groups AS g" + GroupAt(4) + ") FROM m";
 }
 
 std::string RecordLeaseSql()
@@ -251,15 +261,14 @@ std::string RecordLeaseSql()
 	                   "window_start = CASE WHEN $5::pg_snapshot IS NULL THEN g.window_start ELSE g.window_end END, "
 	                   "window_end = coalesce($5::pg_snapshot, g.window_end), position_xid = $6, position_id = $7, "
 	                   "last_read_at = $8") +
-	       kGroupIs +
-	       " RETURNING g.next_batch - 1";
+	       GroupAt(9) + " RETURNING g.ctid";
 }
 
 std::string AnchorSql()
 {
 	return std::string("UPDATE pgmq.consumer_groups AS g SET window_start = g.window_end, window_end = $3, "
 	                   "position_xid = NULL, position_id = NULL") +
-	       kGroupIs + " AND pg_snapshot_xmax(g.window_end) <= '1'::xid8";
+	       GroupAt(4) + " AND pg_snapshot_xmax(g.window_end) <= '1'::xid8 RETURNING g.ctid";
 }
 
 std::string EmitSql(std::string_view queue_table)
@@ -275,26 +284,27 @@ std::string RenewLeaseSql()
 	                   "THEN e.l || jsonb_build_object('vt', $4::float8, 'n', (e.l ->> 'n')::int + 1) ELSE e.l END "
 	                   "ORDER BY e.o) FROM jsonb_array_elements(g.leases) WITH ORDINALITY AS e(l, o)), "
 	                   "last_read_at = $5") +
-	       kGroupIs + " RETURNING (SELECT (l.value ->> 'n')::int FROM jsonb_array_elements(g.leases) AS l "
-	                  "WHERE (l.value ->> 'b')::int8 = $3)";
+	       GroupAt(6) + " RETURNING (SELECT (l.value ->> 'n')::int FROM jsonb_array_elements(g.leases) AS l "
+	                    "WHERE (l.value ->> 'b')::int8 = $3), g.ctid";
 }
 
 std::string AckSql()
 {
 	return std::string("WITH held AS (SELECT DISTINCT (i.v)::int8 AS msg_id FROM pgmq.consumer_groups AS g, "
 	                   "jsonb_array_elements(g.leases) AS l, jsonb_array_elements(l.value -> 'ids') AS i(v)") +
-	       kGroupIs + " AND (i.v)::int8 = ANY ($3)), done AS (UPDATE pgmq.consumer_groups AS g SET leases = coalesce(("
+	       GroupAt(5) + " AND (i.v)::int8 = ANY ($3)), done AS (UPDATE pgmq.consumer_groups AS g SET leases = coalesce(("
 	                  "SELECT jsonb_agg(jsonb_set(e.l, '{ids}', k.ids) ORDER BY e.o) FROM jsonb_array_elements(g.leases) "
 	                  "WITH ORDINALITY AS e(l, o), LATERAL (SELECT coalesce(jsonb_agg(i.v ORDER BY i.p), '[]') AS ids "
 	                  "FROM jsonb_array_elements(e.l -> 'ids') WITH ORDINALITY AS i(v, p) WHERE (i.v)::int8 <> ALL ($3)) "
 	                  "AS k WHERE jsonb_array_length(k.ids) > 0), '[]'), last_ack_at = $4" +
-	       kGroupIs + " AND EXISTS (SELECT FROM held)) SELECT msg_id FROM held ORDER BY msg_id";
+	       GroupAt(5) + " AND EXISTS (SELECT FROM held) RETURNING g.ctid) "
+	                    "SELECT h.msg_id, (SELECT d.ctid FROM done AS d) FROM held AS h ORDER BY h.msg_id";
 }
 
 std::string LeaseOfSql()
 {
 	return std::string("SELECT (l.value ->> 'n')::int FROM pgmq.consumer_groups AS g, jsonb_array_elements(g.leases) AS l") +
-	       kGroupIs + " AND l.value -> 'ids' @> to_jsonb($3::int8) LIMIT 1";
+	       GroupAt(4) + " AND l.value -> 'ids' @> to_jsonb($3::int8) LIMIT 1";
 }
 
 std::string SetAsideSql(std::string_view queue_table, std::string_view dead_letter_table)

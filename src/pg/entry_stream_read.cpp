@@ -11,6 +11,7 @@
 
 #include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/group_row.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/policy_cache.hpp"
@@ -22,6 +23,7 @@
 
 extern "C" {
 #include "catalog/pg_type_d.h"
+#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -40,7 +42,18 @@ struct GroupReader {
 	int32 vt_seconds;
 	int32 qty;
 	bool paused;  // seen paused: read the policy row again (a resume wakes before its invalidation)
+	ItemPointerData row;  // where the group's row was last found or written (group_row.hpp)
 };
+
+// The group's row is at ctid (a tid Datum), found or written by the last
+// statement: its later statements select it there.
+void FoundAt(GroupReader *read, Datum ctid)
+{
+	read->row = *reinterpret_cast<ItemPointer>(DatumGetPointer(ctid));
+	RememberGroupRow(read->stream.queue_relid, read->group, ctid);
+}
+
+Datum RowLocation(GroupReader *read) { return PointerGetDatum(&read->row); }
 
 double EpochSeconds(TimestampTz t) { return static_cast<double>(t - SetEpochTimestamp()) / USECS_PER_SEC; }
 
@@ -79,26 +92,36 @@ bool KeptIfTrue(Fn &&fn)
 	return kept;
 }
 
-// Locks the group row (LockGroupSql), then reads its state (GroupStateSql)
-// into the last result; ERROR when there is no such group.
-void LockGroup(const GroupReader &read, TimestampTz now)
+// Locks the group row (LockGroupSql: where this session last saw it, else
+// by key), then reads its state (GroupStateSql) into the last result;
+// ERROR when there is no such group.
+void LockGroup(GroupReader *read, TimestampTz now)
 {
-	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
-	if (ExecuteStreamStatement(read.stream, StreamStatement::LockGroup, values) == 0)
-		NoSuchGroup(read.stream, read.group);
-	ExecuteStreamStatement(read.stream, StreamStatement::GroupState, values);
+	Datum lock[3] = {read->name, read->group, GroupRowLocation(read->stream.queue_relid, read->group)};
+	if (ExecuteStreamStatement(read->stream, StreamStatement::LockGroup, lock) == 0 &&
+	    ExecuteStreamStatement(read->stream, StreamStatement::LockGroupByKey, lock) == 0)
+		NoSuchGroup(read->stream, read->group);
+	bool isnull = true;
+	FoundAt(read, ResultValue(0, 1, TIDOID, &isnull));
+	// Locked: the row stays where it is until this transaction changes it.
+	Datum values[4] = {read->name, read->group, Float8GetDatum(EpochSeconds(now)), RowLocation(read)};
+	ExecuteStreamStatement(read->stream, StreamStatement::GroupState, values);
 	bool no_dead_letter = true;
 	const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
 	if (!no_dead_letter)
-		RequireDeadLetterSend(read.stream, read.group, dead_letter);
+		RequireDeadLetterSend(read->stream, read->group, dead_letter);
 }
 
 // Ends the group's leases on ids (int8[]); the ids it held are the last
-// result's rows. The group row must be locked.
-uint64 AckIds(const GroupReader &read, Datum ids)
+// result's first column. The group row must be locked.
+uint64 AckIds(GroupReader *read, Datum ids)
 {
-	Datum values[4] = {read.name, read.group, ids, TimestampTzGetDatum(GetCurrentTimestamp())};
-	return ExecuteStreamStatement(read.stream, StreamStatement::Ack, values);
+	Datum values[5] = {read->name, read->group, ids, TimestampTzGetDatum(GetCurrentTimestamp()), RowLocation(read)};
+	const uint64 acked = ExecuteStreamStatement(read->stream, StreamStatement::Ack, values);
+	bool isnull = true;
+	if (acked > 0)
+		FoundAt(read, ResultValue(0, 2, TIDOID, &isnull));
+	return acked;
 }
 
 // Copies the messages ids (int8[]) to the dead-letter queue `dead_letter`
@@ -132,12 +155,14 @@ uint64 Emit(const GroupReader &read, Datum ids, int32 read_ct, TimestampTz now, 
 }
 
 // The group's next messages (window `cut` or not, WindowMessagesSql): true
-// with their row in the last result, false when there are none.
-bool NextInWindow(const GroupReader &read, bool cut)
+// with their row in the last result, false when there are none, or when
+// the group's row was not where the reader last found it (*moved).
+bool NextInWindow(GroupReader *read, bool cut, bool *moved)
 {
-	Datum values[3] = {read.name, read.group, Int32GetDatum(read.qty)};
-	ExecuteStreamStatement(read.stream, cut ? StreamStatement::WindowCut : StreamStatement::Window, values);
+	Datum values[4] = {read->name, read->group, Int32GetDatum(read->qty), RowLocation(read)};
+	ExecuteStreamStatement(read->stream, cut ? StreamStatement::WindowCut : StreamStatement::Window, values);
 	bool isnull = true;
+	*moved = !DatumGetBool(ResultValue(0, 5, BOOLOID, &isnull));
 	(void) ResultValue(0, 1, INT8ARRAYOID, &isnull);
 	return !isnull;
 }
@@ -145,7 +170,7 @@ bool NextInWindow(const GroupReader &read, bool cut)
 // Delivers the group's first expired lease again (the group row locked,
 // its columns in the last result), or sets it aside at max_deliveries.
 // Returns whether it emitted rows; when not, the lease has ended.
-bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
+bool Redeliver(GroupReader *read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
 	bool no_max = true;
@@ -157,13 +182,15 @@ bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
 	const Datum ids = ResultValue(0, 7, INT8ARRAYOID, &isnull);
 	if (!no_max && deliveries >= max_deliveries) {
 		if (!no_dead_letter)
-			SetAside(read, dead_letter, ids, CStringGetTextDatum(core::kDeliveryLimitReason), deliveries);
+			SetAside(*read, dead_letter, ids, CStringGetTextDatum(core::kDeliveryLimitReason), deliveries);
 		AckIds(read, ids);
 		return false;
 	}
-	Datum values[5] = {read.name, read.group, batch, Float8GetDatum(EpochSeconds(vt)), TimestampTzGetDatum(now)};
-	ExecuteStreamStatement(read.stream, StreamStatement::Renew, values);
-	if (Emit(read, ids, deliveries + 1, now, vt) > 0)
+	Datum values[6] = {read->name, read->group, batch, Float8GetDatum(EpochSeconds(vt)), TimestampTzGetDatum(now),
+	                   RowLocation(read)};
+	ExecuteStreamStatement(read->stream, StreamStatement::Renew, values);
+	FoundAt(read, ResultValue(0, 2, TIDOID, &isnull));
+	if (Emit(*read, ids, deliveries + 1, now, vt) > 0)
 		return true;
 	// Gone (its partition reclaimed at max_retention): the lease goes too.
 	AckIds(read, ids);
@@ -173,13 +200,18 @@ bool Redeliver(const GroupReader &read, TimestampTz now, TimestampTz vt)
 // Whether a read would find something: an expired lease, or messages after
 // the group's position (unless an ordered group has a lease out). Reads
 // only, without the group's lock: an empty read takes no transaction id
-// (a lock on the row would take one, and a subtransaction's too).
-bool HasWork(const GroupReader &read, TimestampTz now)
+// (a lock on the row would take one, and a subtransaction's too). True too
+// when the group's row moved meanwhile (another reader changed it): the
+// read under the lock decides.
+bool HasWork(GroupReader *read, TimestampTz now)
 {
-	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
-	if (ExecuteStreamStatement(read.stream, StreamStatement::GroupState, values) == 0)
-		NoSuchGroup(read.stream, read.group);
+	Datum values[4] = {read->name, read->group, Float8GetDatum(EpochSeconds(now)),
+	                   GroupRowLocation(read->stream.queue_relid, read->group)};
+	if (ExecuteStreamStatement(read->stream, StreamStatement::GroupState, values) == 0 &&
+	    ExecuteStreamStatement(read->stream, StreamStatement::GroupStateByKey, values) == 0)
+		NoSuchGroup(read->stream, read->group);
 	bool isnull = true;
+	FoundAt(read, ResultValue(0, 9, TIDOID, &isnull));
 	bool none_expired = true;
 	(void) ResultValue(0, 5, INT8OID, &none_expired);
 	if (!none_expired)
@@ -188,12 +220,13 @@ bool HasWork(const GroupReader &read, TimestampTz now)
 		return false;
 	if (DatumGetBool(ResultValue(0, 8, BOOLOID, &isnull)))
 		return true;  // to be anchored (AnchorSql)
-	return NextInWindow(read, false) || NextInWindow(read, true);
+	bool moved = false;
+	return NextInWindow(read, false, &moved) || moved || NextInWindow(read, true, &moved) || moved;
 }
 
 // Leases the messages of the last result (NextInWindow) to the group and
 // emits them.
-void LeaseNext(const GroupReader &read, TimestampTz now, TimestampTz vt)
+void LeaseNext(GroupReader *read, TimestampTz now, TimestampTz vt)
 {
 	bool isnull = true;
 	const Datum ids = ResultValue(0, 1, INT8ARRAYOID, &isnull);
@@ -201,11 +234,13 @@ void LeaseNext(const GroupReader &read, TimestampTz now, TimestampTz vt)
 	const Datum position_id = ResultValue(0, 3, INT8OID, &isnull);
 	bool no_cut = true;
 	const Datum cut = ResultValue(0, 4, PG_SNAPSHOTOID, &no_cut);
-	Datum values[8] = {read.name, read.group, ids, Float8GetDatum(EpochSeconds(vt)), cut, position_xid,
-	                    position_id, TimestampTzGetDatum(now)};
-	const char nulls[8] = {' ', ' ', ' ', ' ', NullFlag(no_cut), ' ', ' ', ' '};
-	ExecuteStreamStatement(read.stream, StreamStatement::RecordLease, values, nulls);
-	Emit(read, ids, 1, now, vt);
+	Datum values[9] = {read->name, read->group, ids, Float8GetDatum(EpochSeconds(vt)), cut, position_xid,
+	                   position_id, TimestampTzGetDatum(now), RowLocation(read)};
+	const char nulls[9] = {' ', ' ', ' ', ' ', NullFlag(no_cut), ' ', ' ', ' ', ' '};
+	if (ExecuteStreamStatement(read->stream, StreamStatement::RecordLease, values, nulls) == 0)
+		ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("pgmq: the locked consumer group row was not found")));
+	FoundAt(read, ResultValue(0, 1, TIDOID, &isnull));
+	Emit(*read, ids, 1, now, vt);
 }
 
 // One read under the group's lock: an expired lease again, else the next
@@ -219,13 +254,13 @@ void ReadLocked(GroupReader *read, bool *emitted, bool *changed)
 		CHECK_FOR_INTERRUPTS();
 		const TimestampTz now = GetCurrentTimestamp();
 		const TimestampTz vt = SecondsFromNow(now, read->vt_seconds);
-		LockGroup(*read, now);
+		LockGroup(read, now);
 		bool isnull = true;
 		bool none_expired = true;
 		(void) ResultValue(0, 5, INT8OID, &none_expired);
 		if (!none_expired) {
 			*changed = true;
-			if (Redeliver(*read, now, vt)) {
+			if (Redeliver(read, now, vt)) {
 				*emitted = true;
 				return;
 			}
@@ -235,15 +270,19 @@ void ReadLocked(GroupReader *read, bool *emitted, bool *changed)
 		if (ordered && DatumGetInt32(ResultValue(0, 4, INT4OID, &isnull)) > 0)
 			return;
 		const bool unanchored = DatumGetBool(ResultValue(0, 8, BOOLOID, &isnull));
-		if (NextInWindow(*read, false) || NextInWindow(*read, true)) {
-			LeaseNext(*read, now, vt);
+		// Locked, the row has not moved: moved stays false.
+		bool moved = false;
+		if (NextInWindow(read, false, &moved) || NextInWindow(read, true, &moved)) {
+			LeaseNext(read, now, vt);
 			*emitted = *changed = true;
 		} else if (unanchored) {
 			// The window cut after a seek held nothing above its floors.
 			bool no_cut = true;
-			Datum values[3] = {read->name, read->group, ResultValue(0, 4, PG_SNAPSHOTOID, &no_cut)};
-			if (!no_cut)
-				*changed = ExecuteStreamStatement(read->stream, StreamStatement::Anchor, values) > 0;
+			Datum values[4] = {read->name, read->group, ResultValue(0, 4, PG_SNAPSHOTOID, &no_cut), RowLocation(read)};
+			if (!no_cut && ExecuteStreamStatement(read->stream, StreamStatement::Anchor, values) > 0) {
+				FoundAt(read, ResultValue(0, 1, TIDOID, &isnull));
+				*changed = true;
+			}
 		}
 		return;
 	}
@@ -267,7 +306,7 @@ bool ReadAttempt(GroupReader *read, bool in_subtransaction)
 		return false;
 	bool emitted = false;
 	InStreamScope([&] {
-		if (!HasWork(*read, GetCurrentTimestamp()))
+		if (!HasWork(read, GetCurrentTimestamp()))
 			return;
 		if (!in_subtransaction) {
 			bool changed = false;
@@ -352,8 +391,8 @@ PGMQ_FUNCTION(pgmq_ack)
 	SpiConnect();
 	uint64 acked = 0;
 	InStreamScope([&] {
-		LockGroup(read, GetCurrentTimestamp());
-		acked = AckIds(read, PointerGetDatum(ids));
+		LockGroup(&read, GetCurrentTimestamp());
+		acked = AckIds(&read, PointerGetDatum(ids));
 	});
 	SpiFinish();
 	PG_RETURN_BOOL(acked > 0);
@@ -371,9 +410,14 @@ PGMQ_FUNCTION(pgmq_ack_ids)
 	ArrayType *ids = ArrayArgument(fcinfo, 2);
 	SpiConnect();
 	InStreamScope([&] {
-		LockGroup(read, GetCurrentTimestamp());
-		if (AckIds(read, PointerGetDatum(ids)) > 0)
-			EmitRows(fcinfo);
+		LockGroup(&read, GetCurrentTimestamp());
+		const uint64 acked = AckIds(&read, PointerGetDatum(ids));
+		auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+		for (uint64 i = 0; i < acked; i++) {
+			bool isnull = true;
+			Datum id = ResultValue(i, 1, INT8OID, &isnull);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &id, &isnull);
+		}
 	});
 	SpiFinish();
 	return Datum(0);
@@ -394,7 +438,7 @@ PGMQ_FUNCTION(pgmq_set_aside)
 	bool held = false;
 	SpiConnect();
 	InStreamScope([&] {
-		LockGroup(read, GetCurrentTimestamp());
+		LockGroup(&read, GetCurrentTimestamp());
 		bool no_dead_letter = true;
 		const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
 		if (no_dead_letter)
@@ -402,14 +446,14 @@ PGMQ_FUNCTION(pgmq_set_aside)
 			                errmsg("consumer group \"%s\" has no dead-letter queue", TextDatumGetCString(read.group)),
 			                errhint("Name one with pgmq.subscribe(stream_name, group_name, dead_letter_queue => "
 			                        "'queue'), or acknowledge the message with pgmq.ack.")));
-		Datum values[3] = {read.name, read.group, id};
+		Datum values[4] = {read.name, read.group, id, RowLocation(&read)};
 		ExecuteStreamStatement(read.stream, StreamStatement::LeaseOf, values);
 		if (SPI_processed == 0)
 			return;
 		bool isnull = true;
 		const int32 deliveries = DatumGetInt32(ResultValue(0, 1, INT4OID, &isnull));
 		SetAside(read, dead_letter, PointerGetDatum(ids), reason, deliveries);
-		held = AckIds(read, PointerGetDatum(ids)) > 0;
+		held = AckIds(&read, PointerGetDatum(ids)) > 0;
 	});
 	SpiFinish();
 	PG_RETURN_BOOL(held);

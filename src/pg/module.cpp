@@ -1,6 +1,7 @@
 // src/pg/module.cpp
 // Library entry: the module magic block and _PG_init.
 #include "pgmq/pg/plan_cache.hpp"  // includes core headers: before any postgres.h
+#include "pgmq/pg/group_row.hpp"
 #include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/maintenance_worker.hpp"
 #include "pgmq/pg/notify_throttle.hpp"
@@ -21,6 +22,7 @@ void _PG_init(void)
 	pgmq::pg::InitTableTrust();
 	pgmq::pg::InitWakeup();
 	pgmq::pg::InitHeadHints();
+	pgmq::pg::InitGroupRowHints();
 	pgmq::pg::InitNotifyThrottle();
 	pgmq::pg::InitMaintenance();
 }

@@ -29,7 +29,7 @@ struct StreamPlanEntry {
 
 HTAB *stream_plans = nullptr;
 
-constexpr int kMaxParams = 8;
+constexpr int kMaxParams = 9;
 
 struct Shape {
 	bool per_stream;
@@ -39,16 +39,18 @@ struct Shape {
 
 // In StreamStatement's order.
 const Shape kShapes[] = {
+	{false, 3, {TEXTOID, TEXTOID, TIDOID}},
 	{false, 2, {TEXTOID, TEXTOID}},
+	{false, 4, {TEXTOID, TEXTOID, FLOAT8OID, TIDOID}},
 	{false, 3, {TEXTOID, TEXTOID, FLOAT8OID}},
-	{true, 3, {TEXTOID, TEXTOID, INT4OID}},
-	{true, 3, {TEXTOID, TEXTOID, INT4OID}},
-	{false, 8, {TEXTOID, TEXTOID, INT8ARRAYOID, FLOAT8OID, PG_SNAPSHOTOID, XID8OID, INT8OID, TIMESTAMPTZOID}},
+	{true, 4, {TEXTOID, TEXTOID, INT4OID, TIDOID}},
+	{true, 4, {TEXTOID, TEXTOID, INT4OID, TIDOID}},
+	{false, 9, {TEXTOID, TEXTOID, INT8ARRAYOID, FLOAT8OID, PG_SNAPSHOTOID, XID8OID, INT8OID, TIMESTAMPTZOID, TIDOID}},
 	{true, 4, {INT8ARRAYOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID}},
-	{false, 5, {TEXTOID, TEXTOID, INT8OID, FLOAT8OID, TIMESTAMPTZOID}},
-	{false, 3, {TEXTOID, TEXTOID, PG_SNAPSHOTOID}},
-	{false, 4, {TEXTOID, TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID}},
-	{false, 3, {TEXTOID, TEXTOID, INT8OID}},
+	{false, 6, {TEXTOID, TEXTOID, INT8OID, FLOAT8OID, TIMESTAMPTZOID, TIDOID}},
+	{false, 4, {TEXTOID, TEXTOID, PG_SNAPSHOTOID, TIDOID}},
+	{false, 5, {TEXTOID, TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID, TIDOID}},
+	{false, 4, {TEXTOID, TEXTOID, INT8OID, TIDOID}},
 };
 static_assert(sizeof kShapes / sizeof kShapes[0] == static_cast<size_t>(StreamStatement::Count));
 
@@ -56,9 +58,13 @@ std::string SqlOf(StreamStatement statement, const char *table)
 {
 	switch (statement) {
 	case StreamStatement::LockGroup:
-		return core::LockGroupSql();
+		return core::LockGroupSql(false);
+	case StreamStatement::LockGroupByKey:
+		return core::LockGroupSql(true);
 	case StreamStatement::GroupState:
-		return core::GroupStateSql();
+		return core::GroupStateSql(false);
+	case StreamStatement::GroupStateByKey:
+		return core::GroupStateSql(true);
 	case StreamStatement::Window:
 		return core::WindowMessagesSql(table, false);
 	case StreamStatement::WindowCut:

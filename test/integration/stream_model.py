@@ -345,6 +345,13 @@ class Consumer:
 
     def step(self):
         rnd = self.rnd
+        if rnd.random() < 0.02:
+            # Where the session last saw the group's row (pgmq.group_row_hint):
+            # off, the statements look it up by key; on again, from a place
+            # that other readers' updates (and its own, unremembered) have left.
+            hint = rnd.choice(["on", "off"])
+            self.conn.execute(f"SET pgmq.group_row_hint = {hint}")
+            self.model.count(f"group row hint {hint}")
         kind = rnd.choices(["read", "poll", "rolled back", "in transaction"], [8, 1, 1, 1])[0]
         rd = self.read(kind, rnd.randint(1, 6))
         self.model.count(f"reads {kind}{'' if rd.rows else ', empty'}")

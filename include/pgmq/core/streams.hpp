@@ -110,37 +110,46 @@ std::string UnsubscribeSql();
 // no leases. Returns a row when the group exists.
 std::string SeekSql();
 
-// Locks the group row: ($1 stream, $2 group) -> a row when the group exists.
+// The statements below that name a "location" select the group's row by
+// ctid (pg/group_row.hpp) as well as by its key: a location that is not
+// where the row's visible version is selects nothing.
+
+// Locks the group row: ($1 stream, $2 group[, $3 location unless by_key])
+// -> the row's ctid when the group exists (and is there).
 // Apart from GroupStateSql: a statement that waited for the lock reads the
 // row the other transaction left only in its next statement (READ
 // COMMITTED), and a LATERAL over the row's leases would still see the old.
-std::string LockGroupSql();
+std::string LockGroupSql(bool by_key);
 
-// After LockGroupSql: ($1 stream, $2 group, $3 now as epoch seconds) ->
-// ordered, max_deliveries, dead_letter_queue, the number of leases, and the
-// first expired lease: batch, deliveries, msg_ids (int8[]); NULL when none
-// has expired; and whether the group's window ends at the empty snapshot a
-// seek or a subscribe from a time leaves (see AnchorSql).
-std::string GroupStateSql();
+// After LockGroupSql: ($1 stream, $2 group, $3 now as epoch seconds[, $4
+// location unless by_key]) -> ordered, max_deliveries, dead_letter_queue,
+// the number of leases, and the first expired lease: batch, deliveries,
+// msg_ids (int8[]); NULL when none has expired; whether the group's window
+// ends at the empty snapshot a seek or a subscribe from a time leaves (see
+// AnchorSql); and the row's ctid.
+std::string GroupStateSql(bool by_key);
 
 // The next messages of the group's current window after its position, at
 // most $3, at or above the group's floors, in (xid, msg_id) order: ($1
-// stream, $2 group, $3 qty) -> one row:
+// stream, $2 group, $3 qty, $4 location) -> one row:
 // their msg_ids (int8[], NULL when none), the last one's xid and msg_id (the
-// new position), and with cut the new window_end. With cut, the
+// new position), with cut the new window_end, and whether the group's row
+// was at the location. With cut, the
 // window that starts at the group's window_end and ends at the current
 // snapshot instead.
 std::string WindowMessagesSql(std::string_view queue_table, bool cut);
 
 // Records a new lease after a read: ($1 stream, $2 group, $3 msg_ids int8[],
 // $4 lease end epoch seconds, $5 new window_end or NULL (no cut), $6
-// position xid8, $7 position msg_id, $8 now) -> the batch number.
+// position xid8, $7 position msg_id, $8 now, $9 location) -> the row's new
+// ctid.
 std::string RecordLeaseSql();
 
 // A group whose window ends at the empty snapshot (seek, subscribe from a
 // time) and whose next window holds nothing above its floors: ($1 stream,
-// $2 group, $3 the cut) makes that window its current one, so that its
-// reads start from the cut, not from every transaction again.
+// $2 group, $3 the cut, $4 location) makes that window its current one, so that its
+// reads start from the cut, not from every transaction again. Returns the
+// row's new ctid.
 std::string AnchorSql();
 
 // The leased messages as message_record rows: ($1 msg_ids int8[], $2
@@ -149,15 +158,18 @@ std::string AnchorSql();
 std::string EmitSql(std::string_view queue_table);
 
 // Extends an expired lease for another delivery: ($1 stream, $2 group, $3
-// batch, $4 lease end epoch seconds, $5 now) -> deliveries so far.
+// batch, $4 lease end epoch seconds, $5 now, $6 location) -> deliveries
+// so far, the row's new ctid.
 std::string RenewLeaseSql();
 
-// Acknowledges (after LockGroupSql): ($1 stream, $2 group, $3 ids int8[], $4 now) -> each id the
-// group held a lease on, removed from its lease (a lease with no id left
-// goes). No update when none was held.
+// Acknowledges (after LockGroupSql): ($1 stream, $2 group, $3 ids int8[],
+// $4 now, $5 location) -> each id the group held a lease on, removed from
+// its lease (a lease with no id left goes), with the row's new ctid. No
+// update when none was held.
 std::string AckSql();
 
-// Whether the group holds a lease on $3: ($1 stream, $2 group, $3 msg_id) ->
+// Whether the group holds a lease on $3: ($1 stream, $2 group, $3 msg_id,
+// $4 location) ->
 // deliveries of its lease, or no row.
 std::string LeaseOfSql();
 

@@ -16,8 +16,10 @@ extern "C" {
 namespace pgmq::pg {
 
 enum class StreamStatement : unsigned char {
-	LockGroup,      // core::LockGroupSql
-	GroupState,     // core::GroupStateSql
+	LockGroup,        // core::LockGroupSql(false): at a location (group_row.hpp)
+	LockGroupByKey,   // core::LockGroupSql(true)
+	GroupState,       // core::GroupStateSql(false): at a location
+	GroupStateByKey,  // core::GroupStateSql(true)
 	Window,         // core::WindowMessagesSql(table, false)
 	WindowCut,      // core::WindowMessagesSql(table, true)
 	RecordLease,    // core::RecordLeaseSql
