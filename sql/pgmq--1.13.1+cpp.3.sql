@@ -755,19 +755,23 @@ CREATE TABLE pgmq.consumer_groups (
     subscribed_at TIMESTAMP WITH TIME ZONE DEFAULT pg_catalog.now() NOT NULL,
     last_read_at TIMESTAMP WITH TIME ZONE,
     last_ack_at TIMESTAMP WITH TIME ZONE,
+    reader_role NAME,
     PRIMARY KEY (stream_name, group_name)
 ) WITH (fillfactor = 50);
 CREATE INDEX consumer_groups_dlq_idx ON pgmq.consumer_groups (dead_letter_queue);
 SELECT pg_catalog.pg_extension_config_dump('pgmq.consumer_groups', '');
 
--- Whether the current role may read queue (SELECT on its table): readers
--- of a stream move its groups' cursors and leases.
-CREATE FUNCTION pgmq._may_read(queue_name TEXT) RETURNS BOOLEAN
-    AS 'MODULE_PATHNAME', 'pgmq_may_read' LANGUAGE C STABLE STRICT;
+-- Whether the current role may read stream_name as a consumer group whose
+-- reader is reader_role: SELECT on the stream's table, and (unless
+-- reader_role is NULL: any of its readers) the privileges of reader_role or
+-- the stream's ownership. Readers move their group's cursor and leases.
+CREATE FUNCTION pgmq._may_read_as(stream_name TEXT, reader_role NAME) RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_may_read_as' LANGUAGE C STABLE;
 
 -- Only a stream's owner makes it, subscribes and unsubscribes groups; whoever
--- may read the stream reads as any of its groups (and so moves its cursor),
--- and may name only a dead-letter queue it may send to.
+-- may read the stream reads as its groups (those with a reader_role: with
+-- that role's privileges), and may name only a dead-letter queue it may
+-- send to.
 ALTER TABLE pgmq.streams ENABLE ROW LEVEL SECURITY;
 CREATE POLICY streams_select ON pgmq.streams FOR SELECT USING (true);
 CREATE POLICY streams_write_own ON pgmq.streams FOR ALL
@@ -779,8 +783,8 @@ CREATE POLICY consumer_groups_insert_own ON pgmq.consumer_groups FOR INSERT
     WITH CHECK (pgmq._is_queue_owner(stream_name)
                 AND (dead_letter_queue IS NULL OR pgmq._may_send(dead_letter_queue)));
 CREATE POLICY consumer_groups_update_readers ON pgmq.consumer_groups FOR UPDATE
-    USING (pgmq._may_read(stream_name))
-    WITH CHECK (pgmq._may_read(stream_name)
+    USING (pgmq._may_read_as(stream_name, reader_role))
+    WITH CHECK (pgmq._may_read_as(stream_name, reader_role)
                 AND (dead_letter_queue IS NULL OR pgmq._may_send(dead_letter_queue)));
 CREATE POLICY consumer_groups_delete_own ON pgmq.consumer_groups FOR DELETE
     USING (pgmq._is_queue_owner(stream_name));
@@ -792,7 +796,7 @@ CREATE FUNCTION pgmq.create_stream(stream_name TEXT, retention INTERVAL DEFAULT 
 
 CREATE FUNCTION pgmq.subscribe(stream_name TEXT, group_name TEXT, since TIMESTAMP WITH TIME ZONE DEFAULT NULL,
                                ordered BOOLEAN DEFAULT false, dead_letter_queue TEXT DEFAULT NULL,
-                               max_deliveries INTEGER DEFAULT NULL) RETURNS void
+                               max_deliveries INTEGER DEFAULT NULL, reader REGROLE DEFAULT NULL) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_subscribe' LANGUAGE C;
 
 CREATE FUNCTION pgmq.unsubscribe(stream_name TEXT, group_name TEXT) RETURNS BOOLEAN

@@ -106,6 +106,28 @@ SELECT count(*) FROM pgmq.read_stream('st_events', 'a', 30, 100);
 SELECT pgmq.seek('st_events', 'a', 1::bigint);
 RESET ROLE;
 SELECT count(*) FROM pgmq.stream_groups('st_events');
+-- A group with a reader: only that role (or one with its privileges, or the
+-- stream's owner) reads, acknowledges and moves it; the stream's other
+-- readers are refused, by the functions and by row security.
+CREATE ROLE regress_st_billing;
+SELECT pgmq.grant_queue_access('st_events', 'regress_st_billing');
+SELECT pgmq.subscribe('st_events', 'billing', reader => 'regress_st_billing');
+SELECT pgmq.send('st_events', '{"for": "billing"}') AS billing_id \gset
+SET ROLE regress_st_reader;
+SELECT count(*) FROM pgmq.read_stream('st_events', 'billing', 30, 10);
+SELECT pgmq.ack('st_events', 'billing', :billing_id);
+SELECT pgmq.seek('st_events', 'billing', 1::bigint);
+WITH cleared AS (UPDATE pgmq.consumer_groups SET leases = '[]' WHERE group_name = 'billing' RETURNING 1)
+SELECT count(*) AS cleared FROM cleared;
+SET ROLE regress_st_billing;
+SELECT message FROM pgmq.read_stream('st_events', 'billing', 30, 10);
+SELECT pgmq.ack('st_events', 'billing', :billing_id);
+RESET ROLE;
+SELECT group_name, reader_role FROM pgmq.consumer_groups WHERE group_name = 'billing';
+SELECT pgmq.subscribe('st_events', 'billing');  -- without a reader: any reader of the stream again
+SET ROLE regress_st_reader;
+SELECT count(*) FROM pgmq.read_stream('st_events', 'billing', 30, 10);
+RESET ROLE;
 -- The partitions' figures come through the stream's table: a reader given
 -- access sees them (its grant is on the stream's table only).
 SET ROLE regress_st_reader;
@@ -130,5 +152,5 @@ RESET ROLE;
 
 SET client_min_messages = warning;
 SELECT pgmq.drop_queue(q) FROM unnest(ARRAY['st_events', 'st_dlq', 'st_dlq_final', 'st_plain', 'st_work']) AS q;
-DROP OWNED BY regress_st_reader, regress_st_outsider, regress_st_tenant;
-DROP ROLE regress_st_reader, regress_st_outsider, regress_st_tenant;
+DROP OWNED BY regress_st_reader, regress_st_outsider, regress_st_tenant, regress_st_billing;
+DROP ROLE regress_st_reader, regress_st_outsider, regress_st_tenant, regress_st_billing;

@@ -186,18 +186,19 @@ std::string DefaultPartitionCleanupSql(std::string_view partition)
 std::string SubscribeSql()
 {
 	return "INSERT INTO pgmq.consumer_groups AS g (stream_name, group_name, window_start, window_end, floor_time, "
-	       "ordered, dead_letter_queue, max_deliveries) VALUES ($1, $2, "
+	       "ordered, dead_letter_queue, max_deliveries, reader_role) VALUES ($1, $2, "
 	       "CASE WHEN $3::timestamptz IS NULL THEN pg_current_snapshot() ELSE '1:1:'::pg_snapshot END, "
 	       "CASE WHEN $3::timestamptz IS NULL THEN pg_current_snapshot() ELSE '1:1:'::pg_snapshot END, "
-	       "CASE WHEN $3::timestamptz > '-infinity' THEN $3 END, $4, $5, $6) "
+	       "CASE WHEN $3::timestamptz > '-infinity' THEN $3 END, $4, $5, $6, $7) "
 	       "ON CONFLICT (stream_name, group_name) DO UPDATE SET ordered = excluded.ordered, "
-	       "dead_letter_queue = excluded.dead_letter_queue, max_deliveries = excluded.max_deliveries "
+	       "dead_letter_queue = excluded.dead_letter_queue, max_deliveries = excluded.max_deliveries, "
+	       "reader_role = excluded.reader_role "
 	       "RETURNING g.xmax = '0'::xid";
 }
 
-std::string GroupDeadLetterQueueSql()
+std::string GroupGuardsSql()
 {
-	return std::string("SELECT g.dead_letter_queue::text FROM pgmq.consumer_groups AS g") + kGroupIs;
+	return std::string("SELECT g.dead_letter_queue::text, g.reader_role FROM pgmq.consumer_groups AS g") + kGroupIs;
 }
 
 std::string UnsubscribeSql()
@@ -221,7 +222,7 @@ std::string LockGroupSql(bool by_key)
 std::string GroupStateSql(bool by_key)
 {
 	return std::string("SELECT g.ordered, g.max_deliveries, g.dead_letter_queue::text, jsonb_array_length(g.leases), "
-	                   "e.b, e.n, e.ids, pg_snapshot_xmax(g.window_end) <= '1'::xid8, g.ctid "
+	                   "e.b, e.n, e.ids, pg_snapshot_xmax(g.window_end) <= '1'::xid8, g.ctid, g.reader_role "
 	                   "FROM pgmq.consumer_groups AS g LEFT JOIN LATERAL (SELECT "
 	                   "(l.value ->> 'b')::int8 AS b, (l.value ->> 'n')::int AS n, ARRAY(SELECT (i.v)::int8 FROM "
 	                   "jsonb_array_elements(l.value -> 'ids') AS i(v)) AS ids "

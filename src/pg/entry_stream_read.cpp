@@ -45,6 +45,8 @@ struct GroupReader {
 	ItemPointerData row;  // where the group's row was last found or written (group_row.hpp)
 };
 
+double EpochSeconds(TimestampTz t) { return static_cast<double>(t - SetEpochTimestamp()) / USECS_PER_SEC; }
+
 // The group's row is at ctid (a tid Datum), found or written by the last
 // statement: its later statements select it there.
 void FoundAt(GroupReader *read, Datum ctid)
@@ -55,7 +57,26 @@ void FoundAt(GroupReader *read, Datum ctid)
 
 Datum RowLocation(GroupReader *read) { return PointerGetDatum(&read->row); }
 
-double EpochSeconds(TimestampTz t) { return static_cast<double>(t - SetEpochTimestamp()) / USECS_PER_SEC; }
+// ERROR 42501 unless the current role may read as the group, whose state
+// (GroupStateSql) is the last result.
+void RequireReaderOfState(const GroupReader &read)
+{
+	bool no_reader = true;
+	const Datum reader = ResultValue(0, 10, NAMEOID, &no_reader);
+	if (!no_reader)
+		RequireGroupReader(read.stream, read.group, reader);
+}
+
+// The group's row could not be locked: ERROR 42501 when row security hid it
+// (a group with a reader this role may not act as), else 42704.
+[[noreturn]] void NotLocked(const GroupReader &read, TimestampTz now)
+{
+	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
+	if (ExecuteStreamStatement(read.stream, StreamStatement::GroupStateByKey, values) > 0)
+		RequireReaderOfState(read);
+	NoSuchGroup(read.stream, read.group);
+}
+
 
 // Runs fn (a POD frame returning bool) in a subtransaction, kept when fn
 // returns true and rolled back (its row locks released) when it returns
@@ -100,12 +121,13 @@ void LockGroup(GroupReader *read, TimestampTz now)
 	Datum lock[3] = {read->name, read->group, GroupRowLocation(read->stream.queue_relid, read->group)};
 	if (ExecuteStreamStatement(read->stream, StreamStatement::LockGroup, lock) == 0 &&
 	    ExecuteStreamStatement(read->stream, StreamStatement::LockGroupByKey, lock) == 0)
-		NoSuchGroup(read->stream, read->group);
+		NotLocked(*read, now);
 	bool isnull = true;
 	FoundAt(read, ResultValue(0, 1, TIDOID, &isnull));
 	// Locked: the row stays where it is until this transaction changes it.
 	Datum values[4] = {read->name, read->group, Float8GetDatum(EpochSeconds(now)), RowLocation(read)};
 	ExecuteStreamStatement(read->stream, StreamStatement::GroupState, values);
+	RequireReaderOfState(*read);
 	bool no_dead_letter = true;
 	const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
 	if (!no_dead_letter)
@@ -212,6 +234,7 @@ bool HasWork(GroupReader *read, TimestampTz now)
 		NoSuchGroup(read->stream, read->group);
 	bool isnull = true;
 	FoundAt(read, ResultValue(0, 9, TIDOID, &isnull));
+	RequireReaderOfState(*read);
 	bool none_expired = true;
 	(void) ResultValue(0, 5, INT8OID, &none_expired);
 	if (!none_expired)

@@ -1,7 +1,7 @@
 // src/pg/entry_streams.cpp
 // Making streams and managing their consumer groups (docs/streams.md):
 // create_stream, subscribe, unsubscribe, seek, and the row-security helper
-// _may_read. Reading and acknowledging are in entry_stream_read.cpp.
+// _may_read_as. Reading and acknowledging are in entry_stream_read.cpp.
 #include "pgmq/core/queue_name.hpp"
 #include "pgmq/core/streams.hpp"
 
@@ -12,6 +12,7 @@
 
 extern "C" {
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -50,10 +51,15 @@ Datum Seek(FunctionCallInfo fcinfo, bool by_id)
 	SpiConnect();
 	uint64 rows = 0;
 	InStreamScope([&] {
-		RunCore([&] { ExecuteOnce(core::GroupDeadLetterQueueSql(), 2, types, values); });
-		bool no_dead_letter = true;
-		const Datum dead_letter = SPI_processed == 1 ? ResultValue(0, 1, TEXTOID, &no_dead_letter) : Datum(0);
-		if (!no_dead_letter)
+		RunCore([&] { ExecuteOnce(core::GroupGuardsSql(), 2, types, values); });
+		if (SPI_processed == 0)
+			return;
+		bool isnull = true;
+		const Datum reader = ResultValue(0, 2, NAMEOID, &isnull);
+		if (!isnull)
+			RequireGroupReader(stream, group, reader);
+		const Datum dead_letter = ResultValue(0, 1, TEXTOID, &isnull);
+		if (!isnull)
 			RequireDeadLetterSend(stream, group, dead_letter);
 		RunCore([&] { rows = ExecuteOnce(core::SeekSql(), 4, types, values, nulls); });
 	});
@@ -109,7 +115,8 @@ PGMQ_FUNCTION(pgmq_create_stream)
 }
 
 // subscribe(stream_name, group_name, since, ordered, dead_letter_queue,
-// max_deliveries): a new group, or new options for an existing one.
+// max_deliveries, reader regrole): a new group, or new options for an
+// existing one.
 PGMQ_FUNCTION(pgmq_subscribe)
 {
 	QueueRef stream;
@@ -133,14 +140,19 @@ PGMQ_FUNCTION(pgmq_subscribe)
 		RefuseStream(dead_letter);
 	}
 	RequireStreamOwner(stream, "subscribe to");
-	Oid types[6] = {TEXTOID, TEXTOID, TIMESTAMPTZOID, BOOLOID, TEXTOID, INT4OID};
-	Datum values[6] = {PG_GETARG_DATUM(0), group, PG_ARGISNULL(2) ? Datum(0) : PG_GETARG_DATUM(2), BoolGetDatum(ordered),
-	                   has_dead_letter_queue ? PG_GETARG_DATUM(4) : Datum(0), has_max ? PG_GETARG_DATUM(5) : Datum(0)};
-	const char nulls[6] = {' ', ' ', NullFlag(PG_ARGISNULL(2)), ' ', NullFlag(!has_dead_letter_queue), NullFlag(!has_max)};
+	// Kept by name: a role dropped (or renamed) later admits no one but the owner.
+	const bool has_reader = !PG_ARGISNULL(6);
+	const Datum reader = has_reader ? CStringGetTextDatum(GetUserNameFromId(PG_GETARG_OID(6), false)) : Datum(0);
+	Oid types[7] = {TEXTOID, TEXTOID, TIMESTAMPTZOID, BOOLOID, TEXTOID, INT4OID, TEXTOID};
+	Datum values[7] = {PG_GETARG_DATUM(0), group, PG_ARGISNULL(2) ? Datum(0) : PG_GETARG_DATUM(2), BoolGetDatum(ordered),
+	                   has_dead_letter_queue ? PG_GETARG_DATUM(4) : Datum(0), has_max ? PG_GETARG_DATUM(5) : Datum(0),
+	                   reader};
+	const char nulls[7] = {' ', ' ', NullFlag(PG_ARGISNULL(2)), ' ', NullFlag(!has_dead_letter_queue), NullFlag(!has_max),
+	                       NullFlag(!has_reader)};
 	SpiConnect();
 	bool created = true;
 	InStreamScope([&] {
-		RunCore([&] { ExecuteOnce(core::SubscribeSql(), 6, types, values, nulls); });
+		RunCore([&] { ExecuteOnce(core::SubscribeSql(), 7, types, values, nulls); });
 		bool isnull = true;
 		created = DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull));
 	});
@@ -173,12 +185,15 @@ PGMQ_FUNCTION(pgmq_seek_time) { return Seek(fcinfo, false); }
 // seek(stream_name, group_name, msg_id bigint)
 PGMQ_FUNCTION(pgmq_seek_id) { return Seek(fcinfo, true); }
 
-// _may_read(queue_name text) -> boolean, STRICT STABLE: SELECT on the queue
-// table, found by the OID of schema pgmq, never through the search_path.
-PGMQ_FUNCTION(pgmq_may_read)
+// _may_read_as(stream_name text, reader_role name) -> boolean, STABLE:
+// SELECT on the stream's table (found by the OID of schema pgmq, never
+// through the search_path), and unless reader_role is NULL, its privileges
+// or the stream's ownership.
+PGMQ_FUNCTION(pgmq_may_read_as)
 {
-	QueueRef queue;
-	if (!FindQueueQuietly(PG_GETARG_TEXT_PP(0), &queue))
+	QueueRef stream;
+	if (PG_ARGISNULL(0) || !FindQueueQuietly(PG_GETARG_TEXT_PP(0), &stream) ||
+	    pg_class_aclcheck(stream.queue_relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		PG_RETURN_BOOL(false);
-	PG_RETURN_BOOL(pg_class_aclcheck(queue.queue_relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK);
+	PG_RETURN_BOOL(PG_ARGISNULL(1) || ActsAsGroupReader(stream, PG_GETARG_DATUM(1)));
 }

@@ -84,6 +84,26 @@ void RequireDeadLetterSend(const QueueRef &stream, Datum group, Datum dead_lette
 		                errhint("The queue's owner grants it with pgmq.grant_queue_access(queue_name, role).")));
 }
 
+bool ActsAsGroupReader(const QueueRef &stream, Datum reader_role)
+{
+	if (OwnsQueueTable(stream.queue_relid))
+		return true;
+	const Oid role = get_role_oid(NameStr(*DatumGetName(reader_role)), true);
+	return OidIsValid(role) && has_privs_of_role(GetUserId(), role);
+}
+
+void RequireGroupReader(const QueueRef &stream, Datum group, Datum reader_role)
+{
+	if (!ActsAsGroupReader(stream, reader_role))
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to read stream \"%.*s\" as consumer group \"%s\"", stream.name_len,
+		                       stream.name, TextDatumGetCString(group)),
+		                errdetail("The group is read by role \"%s\" and the roles that have its privileges.",
+		                          NameStr(*DatumGetName(reader_role))),
+		                errhint("The stream's owner names a group's reader with pgmq.subscribe(stream_name, "
+		                        "group_name, reader => role).")));
+}
+
 Datum GroupArgument(FunctionCallInfo fcinfo, int argno)
 {
 	RequireArgument(fcinfo, argno, "group_name");

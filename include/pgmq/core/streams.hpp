@@ -93,14 +93,16 @@ std::string PartitionReclaimableSql(std::string_view partition);
 std::string DefaultPartitionCleanupSql(std::string_view partition);
 
 // subscribe: ($1 stream, $2 group, $3 since or NULL, $4 ordered, $5 dead-letter
-// queue or NULL, $6 max_deliveries or NULL). A new group starts after what
+// queue or NULL, $6 max_deliveries or NULL, $7 reader role name or NULL).
+// A new group starts after what
 // is committed now (since NULL), or at the beginning with a floor on
 // enqueued_at; an existing one keeps its cursor and takes the options.
 // Returns whether the group is new.
 std::string SubscribeSql();
 
-// ($1 stream, $2 group) -> the group's dead-letter queue (text, NULL: none).
-std::string GroupDeadLetterQueueSql();
+// ($1 stream, $2 group) -> the group's dead-letter queue (text, NULL: none)
+// and its reader (name, NULL: any reader of the stream).
+std::string GroupGuardsSql();
 
 // ($1 stream, $2 group) -> true when a group was removed.
 std::string UnsubscribeSql();
@@ -126,7 +128,7 @@ std::string LockGroupSql(bool by_key);
 // the number of leases, and the first expired lease: batch, deliveries,
 // msg_ids (int8[]); NULL when none has expired; whether the group's window
 // ends at the empty snapshot a seek or a subscribe from a time leaves (see
-// AnchorSql); and the row's ctid.
+// AnchorSql); the row's ctid; and the group's reader (name, NULL: any).
 std::string GroupStateSql(bool by_key);
 
 // The next messages of the group's current window after its position, at

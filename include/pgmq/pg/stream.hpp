@@ -40,6 +40,15 @@ void RequireStreamOwner(const QueueRef &stream, const char *action);
 // the row-level security of pgmq.consumer_groups requires it.
 void RequireDeadLetterSend(const QueueRef &stream, Datum group, Datum dead_letter);
 
+// Whether the current role may act as a group whose reader is the role
+// named reader_role (a name Datum): it has that role's privileges, or owns
+// the stream. A role that no longer exists admits the owner only.
+bool ActsAsGroupReader(const QueueRef &stream, Datum reader_role);
+
+// ERROR 42501 unless ActsAsGroupReader: a group with a reader is read,
+// acknowledged and moved only with that role's privileges.
+void RequireGroupReader(const QueueRef &stream, Datum group, Datum reader_role);
+
 // The group argument: ERROR 22004 when NULL.
 Datum GroupArgument(FunctionCallInfo fcinfo, int argno);
 
