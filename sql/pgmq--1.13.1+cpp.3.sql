@@ -821,6 +821,10 @@ CREATE FUNCTION pgmq.set_aside(stream_name TEXT, group_name TEXT, msg_id BIGINT,
     RETURNS BOOLEAN
     AS 'MODULE_PATHNAME', 'pgmq_set_aside' LANGUAGE C;
 
+CREATE FUNCTION pgmq.release(stream_name TEXT, group_name TEXT, msg_id BIGINT, delay_seconds INTEGER DEFAULT 0)
+    RETURNS BOOLEAN
+    AS 'MODULE_PATHNAME', 'pgmq_release' LANGUAGE C;
+
 CREATE FUNCTION pgmq.seek(stream_name TEXT, group_name TEXT, since TIMESTAMP WITH TIME ZONE) RETURNS void
     AS 'MODULE_PATHNAME', 'pgmq_seek_time' LANGUAGE C;
 

@@ -191,6 +191,34 @@ SELECT group_name, pending, in_flight FROM pgmq.stream_groups('moves') ORDER BY 
 SELECT pgmq.ack('moves', 'c', ARRAY[1, 2]::bigint[]);
 SELECT pgmq.drop_queue('moves');
 
+-- Release: a consumer gives a message back before its lease runs out; a read
+-- delivers it again (read_ct one higher) once the delay has passed, and at
+-- max_deliveries sets it aside. An ordered group's whole lease comes back.
+SELECT pgmq.create_stream('retries');
+SELECT pgmq.create('retries_dead');
+SELECT pgmq.subscribe('retries', 'work', dead_letter_queue => 'retries_dead', max_deliveries => 2);
+SELECT pgmq.subscribe('retries', 'in_order', ordered => true);
+SELECT pgmq.send_batch('retries', ARRAY['{"n": 1}', '{"n": 2}', '{"n": 3}']::jsonb[]);
+SELECT msg_id, read_ct FROM pgmq.read_stream('retries', 'work', 30, 3);
+SELECT pgmq.release('retries', 'work', 2);
+SELECT msg_id, read_ct, message FROM pgmq.read_stream('retries', 'work', 30, 3);
+SELECT pgmq.release('retries', 'work', 2, 3600);
+SELECT count(*) FROM pgmq.read_stream('retries', 'work', 30, 3);
+SELECT group_name, pending, in_flight FROM pgmq.stream_groups('retries') WHERE group_name = 'work';
+SELECT pgmq.release('retries', 'work', 2);
+SELECT count(*) FROM pgmq.read_stream('retries', 'work', 30, 3);
+SELECT message, headers->'x-pgmq-dead-letter'->>'reason' AS reason FROM pgmq.read('retries_dead', 30, 5);
+SELECT pgmq.release('retries', 'work', 2);
+SELECT pgmq.release('retries', 'work', 1, -1);
+SELECT pgmq.release('retries', 'work', NULL);
+SELECT pgmq.ack('retries', 'work', ARRAY[1, 3]::bigint[]);
+SELECT msg_id FROM pgmq.read_stream('retries', 'in_order', 30, 3);
+SELECT pgmq.ack('retries', 'in_order', 1);
+SELECT pgmq.release('retries', 'in_order', 3);
+SELECT msg_id, read_ct FROM pgmq.read_stream('retries', 'in_order', 30, 3);
+SELECT pgmq.drop_queue('retries');
+SELECT pgmq.drop_queue('retries_dead');
+
 -- Groups go with the stream.
 SELECT pgmq.unsubscribe('orders', 'later');
 SELECT pgmq.unsubscribe('orders', 'later');

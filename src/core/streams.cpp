@@ -302,6 +302,25 @@ std::string AckSql()
 	                    "SELECT h.msg_id, (SELECT d.ctid FROM done AS d) FROM held AS h ORDER BY h.msg_id";
 }
 
+std::string ReleaseSql()
+{
+	// The lease holding $3, as in AckSql; an ordered group's lease stays
+	// whole (its messages come back together, in order).
+	const std::string holds = "(l.value -> 'ids') @> to_jsonb($3::int8)";
+	return std::string("WITH held AS (SELECT (l.value ->> 'n')::int AS n FROM pgmq.consumer_groups AS g, "
+	                   "jsonb_array_elements(g.leases) AS l") +
+	       GroupAt(5) + " AND " + holds + " LIMIT 1) UPDATE pgmq.consumer_groups AS g SET leases = CASE WHEN g.ordered "
+	       "THEN (SELECT jsonb_agg(CASE WHEN " + holds + " THEN l.value || jsonb_build_object('vt', $4::float8) ELSE "
+	       "l.value END ORDER BY l.o) FROM jsonb_array_elements(g.leases) WITH ORDINALITY AS l(value, o)) "
+	       "ELSE coalesce((SELECT jsonb_agg(k.l ORDER BY k.o) FROM (SELECT jsonb_set(l.value, '{ids}', coalesce(("
+	       "SELECT jsonb_agg(i.v ORDER BY i.p) FROM jsonb_array_elements(l.value -> 'ids') WITH ORDINALITY AS "
+	       "i(v, p) WHERE (i.v)::int8 <> $3), '[]')) AS l, l.o FROM jsonb_array_elements(g.leases) WITH ORDINALITY "
+	       "AS l(value, o)) AS k WHERE jsonb_array_length(k.l -> 'ids') > 0), '[]') || jsonb_build_array("
+	       "jsonb_build_object('b', g.next_batch, 'ids', jsonb_build_array($3), 'vt', $4::float8, 'n', "
+	       "(SELECT n FROM held))) END, next_batch = g.next_batch + CASE WHEN g.ordered THEN 0 ELSE 1 END" +
+	       GroupAt(5) + " AND EXISTS (SELECT FROM held) RETURNING g.ctid";
+}
+
 std::string LeaseOfSql()
 {
 	return std::string("SELECT (l.value ->> 'n')::int FROM pgmq.consumer_groups AS g, jsonb_array_elements(g.leases) AS l") +

@@ -1,8 +1,8 @@
 // src/pg/entry_stream_read.cpp
 // A consumer group reading a stream (docs/streams.md): read_stream and
 // read_stream_with_poll lease the group's next messages (an expired lease
-// first), ack ends leases, set_aside copies a message to the group's
-// dead-letter queue. A paused stream's reads return nothing. A read looks
+// first); acknowledgements are in entry_stream_ack.cpp. A paused stream's
+// reads return nothing. A read looks
 // first without the group's lock, so an empty read takes no transaction id
 // and no lock; then it reads under the lock (see ReadAttempt).
 #include "pgmq/core/arguments.hpp"
@@ -12,18 +12,15 @@
 #include "pgmq/pg/claim.hpp"
 #include "pgmq/pg/executor.hpp"
 #include "pgmq/pg/group_row.hpp"
-#include "pgmq/pg/head_hint.hpp"
 #include "pgmq/pg/message_args.hpp"
 #include "pgmq/pg/policy_cache.hpp"
 #include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/stream.hpp"
+#include "pgmq/pg/stream_group.hpp"
 #include "pgmq/pg/stream_plans.hpp"
-#include "pgmq/pg/table_shape.hpp"
-#include "pgmq/pg/wakeup.hpp"
 
 extern "C" {
 #include "catalog/pg_type_d.h"
-#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
@@ -33,50 +30,6 @@ using namespace pgmq;
 using namespace pgmq::pg;
 
 namespace {
-
-struct GroupReader {
-	FunctionCallInfo fcinfo;
-	QueueRef stream;
-	Datum name;
-	Datum group;
-	int32 vt_seconds;
-	int32 qty;
-	bool paused;  // seen paused: read the policy row again (a resume wakes before its invalidation)
-	ItemPointerData row;  // where the group's row was last found or written (group_row.hpp)
-};
-
-double EpochSeconds(TimestampTz t) { return static_cast<double>(t - SetEpochTimestamp()) / USECS_PER_SEC; }
-
-// The group's row is at ctid (a tid Datum), found or written by the last
-// statement: its later statements select it there.
-void FoundAt(GroupReader *read, Datum ctid)
-{
-	read->row = *reinterpret_cast<ItemPointer>(DatumGetPointer(ctid));
-	RememberGroupRow(read->stream.queue_relid, read->group, ctid);
-}
-
-Datum RowLocation(GroupReader *read) { return PointerGetDatum(&read->row); }
-
-// ERROR 42501 unless the current role may read as the group, whose state
-// (GroupStateSql) is the last result.
-void RequireReaderOfState(const GroupReader &read)
-{
-	bool no_reader = true;
-	const Datum reader = ResultValue(0, 10, NAMEOID, &no_reader);
-	if (!no_reader)
-		RequireGroupReader(read.stream, read.group, reader);
-}
-
-// The group's row could not be locked: ERROR 42501 when row security hid it
-// (a group with a reader this role may not act as), else 42704.
-[[noreturn]] void NotLocked(const GroupReader &read, TimestampTz now)
-{
-	Datum values[3] = {read.name, read.group, Float8GetDatum(EpochSeconds(now))};
-	if (ExecuteStreamStatement(read.stream, StreamStatement::GroupStateByKey, values) > 0)
-		RequireReaderOfState(read);
-	NoSuchGroup(read.stream, read.group);
-}
-
 
 // Runs fn (a POD frame returning bool) in a subtransaction, kept when fn
 // returns true and rolled back (its row locks released) when it returns
@@ -111,59 +64,6 @@ bool KeptIfTrue(Fn &&fn)
 	MemoryContextSwitchTo(context);
 	CurrentResourceOwner = owner;
 	return kept;
-}
-
-// Locks the group row (LockGroupSql: where this session last saw it, else
-// by key), then reads its state (GroupStateSql) into the last result;
-// ERROR when there is no such group.
-void LockGroup(GroupReader *read, TimestampTz now)
-{
-	Datum lock[3] = {read->name, read->group, GroupRowLocation(read->stream.queue_relid, read->group)};
-	if (ExecuteStreamStatement(read->stream, StreamStatement::LockGroup, lock) == 0 &&
-	    ExecuteStreamStatement(read->stream, StreamStatement::LockGroupByKey, lock) == 0)
-		NotLocked(*read, now);
-	bool isnull = true;
-	FoundAt(read, ResultValue(0, 1, TIDOID, &isnull));
-	// Locked: the row stays where it is until this transaction changes it.
-	Datum values[4] = {read->name, read->group, Float8GetDatum(EpochSeconds(now)), RowLocation(read)};
-	ExecuteStreamStatement(read->stream, StreamStatement::GroupState, values);
-	RequireReaderOfState(*read);
-	bool no_dead_letter = true;
-	const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
-	if (!no_dead_letter)
-		RequireDeadLetterSend(read->stream, read->group, dead_letter);
-}
-
-// Ends the group's leases on ids (int8[]); the ids it held are the last
-// result's first column. The group row must be locked.
-uint64 AckIds(GroupReader *read, Datum ids)
-{
-	Datum values[5] = {read->name, read->group, ids, TimestampTzGetDatum(GetCurrentTimestamp()), RowLocation(read)};
-	const uint64 acked = ExecuteStreamStatement(read->stream, StreamStatement::Ack, values);
-	bool isnull = true;
-	if (acked > 0)
-		FoundAt(read, ResultValue(0, 2, TIDOID, &isnull));
-	return acked;
-}
-
-// Copies the messages ids (int8[]) to the dead-letter queue `dead_letter`
-// (text) with the group, the reason (NULL: none) and their deliveries.
-void SetAside(const GroupReader &read, Datum dead_letter, Datum ids, Datum reason, int32 deliveries)
-{
-	QueueRef target;
-	ResolveQueueName(DatumGetTextPP(dead_letter), &target);
-	RefuseStream(target);
-	VerifyTableShape(target.queue_relid, target.queue_table, TableRole::Queue);
-	Oid types[6] = {INT8ARRAYOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID, INT4OID};
-	Datum values[6] = {ids, read.name, read.group, TimestampTzGetDatum(GetCurrentTimestamp()), reason,
-	                   Int32GetDatum(deliveries)};
-	const char nulls[6] = {' ', ' ', ' ', ' ', NullFlag(reason == Datum(0)), ' '};
-	BeginSend(target.queue_relid);  // inserts into the queue, as a send (head_hint.hpp)
-	RunCore([&] {
-		ExecuteOnce(core::SetAsideSql(read.stream.queue_table, target.queue_table), 6, types, values, nulls);
-	});
-	EndSend();
-	NoteMessagesSent(target);
 }
 
 // Emits the leased messages ids (int8[]) as message_record rows.
@@ -381,18 +281,6 @@ Datum ReadAsGroup(FunctionCallInfo fcinfo, bool poll)
 	return Datum(0);
 }
 
-// Resolves (stream, group) of ack and set_aside, with the right to read the
-// stream they need.
-void ResolveGroup(FunctionCallInfo fcinfo, GroupReader *read)
-{
-	RefuseDuringRecovery(fcinfo);
-	ResolveStream(fcinfo, 0, &read->stream);
-	RequireStreamRead(read->stream);
-	read->fcinfo = fcinfo;
-	read->name = PG_GETARG_DATUM(0);
-	read->group = GroupArgument(fcinfo, 1);
-}
-
 }  // namespace
 
 // read_stream(stream_name, group_name, vt, qty) -> SETOF message_record
@@ -401,83 +289,3 @@ PGMQ_FUNCTION(pgmq_read_stream) { return ReadAsGroup(fcinfo, false); }
 // poll_interval_ms) -> SETOF message_record
 PGMQ_FUNCTION(pgmq_read_stream_with_poll) { return ReadAsGroup(fcinfo, true); }
 
-// ack(stream_name, group_name, msg_id bigint) -> boolean. A NULL id matches
-// no message.
-PGMQ_FUNCTION(pgmq_ack)
-{
-	GroupReader read;
-	ResolveGroup(fcinfo, &read);
-	if (PG_ARGISNULL(2))
-		PG_RETURN_BOOL(false);
-	Datum id = PG_GETARG_DATUM(2);
-	ArrayType *ids = construct_array(&id, 1, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	SpiConnect();
-	uint64 acked = 0;
-	InStreamScope([&] {
-		LockGroup(&read, GetCurrentTimestamp());
-		acked = AckIds(&read, PointerGetDatum(ids));
-	});
-	SpiFinish();
-	PG_RETURN_BOOL(acked > 0);
-}
-
-// ack(stream_name, group_name, msg_ids bigint[]) -> SETOF bigint: the ids
-// the group held, in order.
-PGMQ_FUNCTION(pgmq_ack_ids)
-{
-	GroupReader read;
-	BeginRowsResult(fcinfo);
-	ResolveGroup(fcinfo, &read);
-	if (PG_ARGISNULL(2))
-		return Datum(0);
-	ArrayType *ids = ArrayArgument(fcinfo, 2);
-	SpiConnect();
-	InStreamScope([&] {
-		LockGroup(&read, GetCurrentTimestamp());
-		const uint64 acked = AckIds(&read, PointerGetDatum(ids));
-		auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-		for (uint64 i = 0; i < acked; i++) {
-			bool isnull = true;
-			Datum id = ResultValue(i, 1, INT8OID, &isnull);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &id, &isnull);
-		}
-	});
-	SpiFinish();
-	return Datum(0);
-}
-
-// set_aside(stream_name, group_name, msg_id, reason) -> boolean: whether the
-// group held a lease on the message, which is now in its dead-letter queue
-// and acknowledged.
-PGMQ_FUNCTION(pgmq_set_aside)
-{
-	GroupReader read;
-	ResolveGroup(fcinfo, &read);
-	if (PG_ARGISNULL(2))
-		PG_RETURN_BOOL(false);
-	Datum id = PG_GETARG_DATUM(2);
-	ArrayType *ids = construct_array(&id, 1, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-	const Datum reason = PG_ARGISNULL(3) ? Datum(0) : PG_GETARG_DATUM(3);
-	bool held = false;
-	SpiConnect();
-	InStreamScope([&] {
-		LockGroup(&read, GetCurrentTimestamp());
-		bool no_dead_letter = true;
-		const Datum dead_letter = ResultValue(0, 3, TEXTOID, &no_dead_letter);
-		if (no_dead_letter)
-			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			                errmsg("consumer group \"%s\" has no dead-letter queue", TextDatumGetCString(read.group)),
-			                errhint("Name one with pgmq.subscribe(stream_name, group_name, dead_letter_queue => "
-			                        "'queue'), or acknowledge the message with pgmq.ack.")));
-		Datum values[4] = {read.name, read.group, id, RowLocation(&read)};
-		ExecuteStreamStatement(read.stream, StreamStatement::LeaseOf, values);
-		if (SPI_processed == 0)
-			return;
-		bool isnull = true;
-		const int32 deliveries = DatumGetInt32(ResultValue(0, 1, INT4OID, &isnull));
-		SetAside(read, dead_letter, PointerGetDatum(ids), reason, deliveries);
-		held = AckIds(&read, PointerGetDatum(ids)) > 0;
-	});
-	SpiFinish();
-	PG_RETURN_BOOL(held);
-}

@@ -51,6 +51,7 @@ const Shape kShapes[] = {
 	{false, 4, {TEXTOID, TEXTOID, PG_SNAPSHOTOID, TIDOID}},
 	{false, 5, {TEXTOID, TEXTOID, INT8ARRAYOID, TIMESTAMPTZOID, TIDOID}},
 	{false, 4, {TEXTOID, TEXTOID, INT8OID, TIDOID}},
+	{false, 5, {TEXTOID, TEXTOID, INT8OID, FLOAT8OID, TIDOID}},
 };
 static_assert(sizeof kShapes / sizeof kShapes[0] == static_cast<size_t>(StreamStatement::Count));
 
@@ -79,6 +80,8 @@ std::string SqlOf(StreamStatement statement, const char *table)
 		return core::AnchorSql();
 	case StreamStatement::Ack:
 		return core::AckSql();
+	case StreamStatement::Release:
+		return core::ReleaseSql();
 	case StreamStatement::LeaseOf:
 	case StreamStatement::Count:
 		break;

@@ -170,6 +170,14 @@ std::string RenewLeaseSql();
 // update when none was held.
 std::string AckSql();
 
+// Ends the group's lease on one message early (after LockGroupSql): ($1
+// stream, $2 group, $3 msg_id, $4 new lease end epoch seconds, $5
+// location): the message gets a lease of its own ending then, with the
+// deliveries so far, so that a read after it delivers it again; in an
+// ordered group the whole lease holding it ends then. -> the row's new
+// ctid, no row when the group held no lease on it.
+std::string ReleaseSql();
+
 // Whether the group holds a lease on $3: ($1 stream, $2 group, $3 msg_id,
 // $4 location) ->
 // deliveries of its lease, or no row.

@@ -28,6 +28,7 @@ enum class StreamStatement : unsigned char {
 	Anchor,         // core::AnchorSql
 	Ack,            // core::AckSql
 	LeaseOf,        // core::LeaseOfSql
+	Release,        // core::ReleaseSql
 	Count
 };
 
