@@ -15,9 +15,12 @@ sometimes a read in a transaction that is rolled back, or one whose acks
 are in its transaction, the others waiting for it), acknowledging each
 message or the batch by array; in some groups a consumer sometimes "crashes"
 (acknowledges part of the batch or nothing, so the lease runs out and the
-group is given the rest again). Every call is timed on the client, and the
-checks use only what those times prove (a lease of vt seconds taken by a read
-that started at t lasts at least until t + vt). In the first phase partition
+group is given the rest again) or gives part of it back with pgmq.release
+(at once or after a second). Each consumer switches pgmq.group_row_hint on
+and off at random. Every call is timed on the client, and the checks use
+only what those times prove (a lease of vt seconds taken by a read that
+started at t lasts at least until t + vt; a release started at t with a
+delay of d, until t + d). In the first phase partition
 maintenance (CALL pgmq.run_partition_maintenance, what pgmq's worker runs)
 runs all along, with retention 0: partitions are made ahead as the traffic
 crosses into them, and reclaimed once every group has passed them.
@@ -119,13 +122,23 @@ class Tx:
 class Read:
     """One read_stream call: when, by whom, what it returned, whether its
     transaction committed, and the acknowledgements of its rows."""
-    __slots__ = ("group", "consumer", "kind", "start", "end", "rollback_at", "rows", "committed", "acks")
+    __slots__ = ("group", "consumer", "kind", "start", "end", "rollback_at", "rows", "committed", "acks", "releases")
 
     def __init__(self, group, consumer, kind, start, end, rows, committed, rollback_at=None):
         self.group, self.consumer, self.kind = group, consumer, kind
         self.start, self.end, self.rows, self.committed = start, end, rows, committed
         self.rollback_at = rollback_at
         self.acks = {}  # msg_id -> (start, end, returned true)
+        self.releases = {}  # msg_id -> (start, end, returned true, delay seconds)
+
+    def lease_end(self, vt, msg_id):
+        """A lower bound of when this read's lease on msg_id ended: its vt,
+        or a release's start plus its delay."""
+        end = self.start + vt
+        release = self.releases.get(msg_id)
+        if release and release[2]:
+            end = min(end, release[0] + release[3])
+        return end
 
 
 class Model:
@@ -333,6 +346,13 @@ class Consumer:
             ok = self.conn.execute("SELECT pgmq.ack(%s, %s, %s::bigint)", (self.stream, self.group.name, msg_id)).fetchone()[0]
             rd.acks[msg_id] = (start, now(), ok)
 
+    def release_each(self, rd, ids, delay):
+        for msg_id in ids:
+            start = now()
+            ok = self.conn.execute("SELECT pgmq.release(%s, %s, %s::bigint, %s)",
+                                   (self.stream, self.group.name, msg_id, delay)).fetchone()[0]
+            rd.releases[msg_id] = (start, now(), ok, delay)
+
     def ack_array(self, rd, ids):
         start = now()
         got = {r[0] for r in self.conn.execute("SELECT * FROM pgmq.ack(%s, %s, %s::bigint[])",
@@ -370,7 +390,14 @@ class Consumer:
         rnd, g = self.rnd, self.group
         time.sleep(rnd.random() * 0.01)  # the work
         ids = [r[0] for r in rd.rows]
-        if self.crashes and g.crash_p and rnd.random() < g.crash_p:
+        if self.crashes and g.crash_p and rnd.random() < g.crash_p / 2:
+            # Gives part of the batch back (at once, or after a short delay)
+            # and acknowledges the rest.
+            back = [i for i in ids if rnd.random() < 0.5]
+            self.release_each(rd, back, rnd.choice([0, 0, 1]))
+            self.ack_each(rd, [i for i in ids if i not in back])
+            self.model.count(f"releases ({g.name})")
+        elif self.crashes and g.crash_p and rnd.random() < g.crash_p:
             # Acknowledges part of the batch (maybe none) and forgets the rest.
             self.ack_each(rd, [i for i in ids if rnd.random() < 0.3])
             self.model.count(f"crashes ({g.name})")
@@ -480,9 +507,10 @@ def check_group(model, group, failures):
     slow = 0
     first = {}  # msg_id -> the first committed read that delivered it
     def release_of(rd, msg_id):
-        """A lower bound of when rd's lease on msg_id ended: its vt, the
-        start of a successful ack, or the rollback of the read."""
-        release = rd.start + vt
+        """A lower bound of when rd's lease on msg_id ended: its vt (or a
+        release's end of it), the start of a successful ack, or the rollback
+        of the read."""
+        release = rd.lease_end(vt, msg_id)
         ack = rd.acks.get(msg_id)
         if ack and ack[2]:
             release = min(release, ack[0])
@@ -602,7 +630,8 @@ def check_ordered(model, group, reads, first, fail):
     got = [rd for rd in reads if rd.rows]
 
     def release_of(x):
-        release = x.start + vt
+        # A release ends the whole lease of an ordered group.
+        release = min(x.lease_end(vt, r[0]) for r in x.rows)
         if not x.committed:
             release = min(release, x.rollback_at)
         else:
