@@ -48,6 +48,8 @@ constexpr const char *kCreate = "SELECT pgmq.create($1::text)";
 constexpr const char *kDelete = "SELECT count(*) FROM pgmq.delete($1::text, $2::bigint[])";
 constexpr const char *kArchive = "SELECT count(*) FROM pgmq.archive($1::text, $2::bigint[])";
 constexpr const char *kRelease = "SELECT count(*) FROM pgmq.set_vt($1::text, $2::bigint[], 0)";
+constexpr const char *kReleaseToGroup =
+	"SELECT count(*) FROM unnest($3::bigint[]) AS i (id) WHERE pgmq.release($1::text, $2::text, i.id)";
 constexpr const char *kDeleteOne = "SELECT pgmq.delete($1::text, $2::bigint)";
 constexpr const char *kSendWithHeaders = "SELECT pgmq.send($1::text, $2::jsonb, $3::jsonb)";
 // to_regclass needs no privilege on the table, unlike pgmq.metrics.
@@ -254,9 +256,12 @@ std::int64_t PgConnection::Remove(const std::string &queue, const std::vector<st
 	return std::strtoll(PQgetvalue(result.get(), 0, 0), nullptr, 10);
 }
 
-void PgConnection::Release(const std::string &queue, const std::vector<std::int64_t> &ids)
+void PgConnection::Release(const std::string &queue, const std::string &group, const std::vector<std::int64_t> &ids)
 {
-	Exec(kRelease, {queue, ArrayLiteral(ids)});
+	if (group.empty())
+		Exec(kRelease, {queue, ArrayLiteral(ids)});
+	else
+		Exec(kReleaseToGroup, {queue, group, ArrayLiteral(ids)});
 }
 
 void PgConnection::Metrics(const std::string &queue, std::int64_t &length, std::int64_t &oldest_age_s)

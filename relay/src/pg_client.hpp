@@ -96,9 +96,10 @@ class PgConnection {
 						   int poll_interval_ms, std::int64_t max_bytes);
 	// pgmq.delete or pgmq.archive of ids; returns how many were removed.
 	std::int64_t Remove(const std::string &queue, const std::vector<std::int64_t> &ids, bool archive);
-	// pgmq.set_vt(queue, ids, 0): makes messages we could not publish
-	// visible again at once instead of after the visibility timeout.
-	void Release(const std::string &queue, const std::vector<std::int64_t> &ids);
+	// pgmq.set_vt(queue, ids, 0) (with a group: pgmq.release(stream, group,
+	// id) of each): makes messages we could not publish visible again at
+	// once instead of after the visibility timeout.
+	void Release(const std::string &queue, const std::string &group, const std::vector<std::int64_t> &ids);
 	// In one transaction: pgmq.delete of the message from queue (with a
 	// group: pgmq.ack of it for the group) and, if it was still there
 	// (leased), pgmq.send of its body with headers to dead_letter_queue.

@@ -136,9 +136,9 @@ bool Worker::Drained()
 
 void Worker::Release(const std::vector<std::int64_t> &ids)
 {
-	if (queue_.is_stream() || ids.empty())
+	if (ids.empty())
 		return;
-	pg_->Release(queue_.name, ids);
+	pg_->Release(queue_.name, queue_.group, ids);
 }
 
 bool Worker::EnsurePostgres()
@@ -252,7 +252,7 @@ void Worker::Run()
 									 queue_.is_stream() ? read_size_.next() : config_.batch_size, config_.poll_s,
 									 config_.poll_interval_ms, config_.batch_max_bytes);
 			// Read beyond the byte limit: visible again for the next batch
-			// (a stream's group: after the lease, and it reads fewer next).
+			// (a stream's group reads fewer next).
 			Release(read.over_budget);
 			read_size_.After(read.messages.size(), read.over_budget.size());
 		} catch (const PgError &e) {

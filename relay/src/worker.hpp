@@ -66,8 +66,8 @@ class Worker {
 	void CheckQueuesExist();
 	// A stream's group is subscribed (subscribing it when configured), else MissingQueue.
 	void CheckGroup();
-	// Makes ids visible again at once (a queue's set_vt 0); a stream's group
-	// cannot: they come back when their lease runs out.
+	// Makes ids visible again at once (a queue's set_vt 0, a group's
+	// release).
 	void Release(const std::vector<std::int64_t> &ids);
 	// After an empty read under --drain: whether nothing is left to relay (a
 	// queue: yes; a group: nothing pending and nothing leased).

@@ -78,8 +78,8 @@ def config_cases(check, binary, base, stream, tmp, db):
     groups = [g for (g,) in db.sql("SELECT group_name FROM pgmq.stream_groups(%s)", (stream,))]
     check('"subscribe": true subscribes a missing group, and --drain exits 0', r.returncode == 0 and "replay" in groups
           and "subscribed group \"replay\"" in r.stderr, f"exit {r.returncode}, groups {groups}: {errors_of(r)}")
-    # Reads over batch_max_bytes: what is read beyond the limit stays leased
-    # (a stream has no set_vt 0), comes back, and --drain waits for it.
+    # Reads over batch_max_bytes: what is read beyond the limit is released
+    # (pgmq.release), comes back, and --drain waits for it.
     config = with_source(group="bytes", subscribe=True, since="-infinity", exchange="", routing_key="bytes")
     config["batch_max_bytes"] = 1024
     t0 = time.monotonic()
@@ -102,7 +102,8 @@ def as_reader(check, binary, config, stream, tmp, db, broker, committed):
     db.sql(f"CREATE ROLE {ROLE} LOGIN")
     for queue in (stream, dead):
         db.sql("SELECT pgmq.grant_queue_access(%s, %s, false)", (queue, ROLE))
-    db.sql("SELECT pgmq.subscribe(%s, 'reader', '-infinity')", (stream,))
+    # The group's reader is the relay's role: no other reader of the stream may move it.
+    db.sql("SELECT pgmq.subscribe(%s, 'reader', '-infinity', reader => %s::regrole)", (stream, ROLE))
     reader = dict(config, postgres=f"dbname={db.name} user={ROLE}", metrics_listen="",
                   queues=[dict(source, group="reader", exchange="", routing_key="replayed")])
     t0 = time.monotonic()
