@@ -78,4 +78,30 @@ TEST(StreamSql, WindowsAreCutBySnapshotsAndReadInKeyOrder)
 		<< cut;
 }
 
+// The invariant of group_row.hpp: every statement that takes a location
+// selects the group's row by it AND by the group's key, never by either
+// alone; the by-key statements select by the key only.
+TEST(StreamSql, AGroupsRowIsSelectedByLocationAndKey)
+{
+	const auto count = [](const std::string &sql, const std::string &what) {
+		size_t n = 0;
+		for (size_t at = sql.find(what); at != std::string::npos; at = sql.find(what, at + 1))
+			n++;
+		return n;
+	};
+	for (const std::string &sql :
+	     {pgmq::core::LockGroupSql(false), pgmq::core::GroupStateSql(false), pgmq::core::WindowMessagesSql("q_s", false),
+	      pgmq::core::WindowMessagesSql("q_s", true), pgmq::core::RecordLeaseSql(), pgmq::core::AnchorSql(),
+	      pgmq::core::RenewLeaseSql(), pgmq::core::AckSql(), pgmq::core::ReleaseSql(), pgmq::core::LeaseOfSql()}) {
+		const size_t rows = count(sql, "pgmq.consumer_groups AS g");
+		EXPECT_GT(rows, 0u) << sql;
+		EXPECT_EQ(count(sql, " AND g.stream_name = $1 AND g.group_name = $2"), rows) << sql;
+		EXPECT_EQ(count(sql, "WHERE g.ctid = $"), rows) << sql;
+	}
+	for (const std::string &sql : {pgmq::core::LockGroupSql(true), pgmq::core::GroupStateSql(true)}) {
+		EXPECT_EQ(count(sql, "g.ctid = "), 0u) << sql;
+		EXPECT_EQ(count(sql, " WHERE g.stream_name = $1 AND g.group_name = $2"), 1u) << sql;
+	}
+}
+
 }  // namespace
