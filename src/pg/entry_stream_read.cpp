@@ -2,9 +2,9 @@
 // A consumer group reading a stream (docs/streams.md): read_stream and
 // read_stream_with_poll lease the group's next messages (an expired lease
 // first); acknowledgements are in entry_stream_ack.cpp. A paused stream's
-// reads return nothing. A read looks
-// first without the group's lock, so an empty read takes no transaction id
-// and no lock; then it reads under the lock (see ReadAttempt).
+// reads return nothing. A read looks first without the group's lock, so an
+// empty read takes no transaction id and no lock; then it reads under the
+// lock (see ReadAttempt).
 #include "pgmq/core/arguments.hpp"
 #include "pgmq/core/dead_letters.hpp"
 #include "pgmq/core/streams.hpp"
