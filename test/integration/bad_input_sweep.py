@@ -246,6 +246,25 @@ def regclasses():
     ]
 
 
+def roles():
+    return [
+        ("a missing OID", "4294967295"),
+        ("zero", "0"),
+        ("a built-in role", "pg_monitor"),
+        ("a superuser", "postgres"),
+    ]
+
+
+def role_names():
+    return [
+        ("empty", ""),
+        ("no such role", "no_such_role"),
+        ("a built-in role", "pg_monitor"),
+        ("public", "public"),
+        ("longer than a name", "r" * 100),
+    ]
+
+
 def regclass_arrays():
     return [("empty", [])] + [(what, [value]) for what, value in regclasses()] + [
         ("a NULL element", ["pgmq.q_victim", None]),
@@ -267,6 +286,8 @@ BAD_VALUES = {
     "interval": intervals,
     "regclass": regclasses,
     "regclass[]": regclass_arrays,
+    "regrole": roles,
+    "name": role_names,
 }
 
 NAME_ARGUMENTS = {"queue_name", "table_name", "dead_letter_queue", "source", "target"}
@@ -328,6 +349,8 @@ GOOD_BY_TYPE = {
     "interval": "1 hour",
     "regclass": "pgmq.q_victim",
     "regclass[]": ["pgmq.q_victim", "pgmq.a_victim"],
+    "regrole": "postgres",
+    "name": "postgres",
 }
 
 
