@@ -20,6 +20,18 @@ extern "C" {
 using namespace pgmq;
 using namespace pgmq::pg;
 
+namespace {
+
+// The msg_id argument argno as a one-element int8[]: ack and set_aside of
+// one message take the path of many.
+Datum OneIdArray(FunctionCallInfo fcinfo, int argno)
+{
+	Datum id = PG_GETARG_DATUM(argno);
+	return PointerGetDatum(construct_array(&id, 1, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+}  // namespace
+
 // ack(stream_name, group_name, msg_id bigint) -> boolean. A NULL id matches
 // no message.
 PGMQ_FUNCTION(pgmq_ack)
@@ -28,13 +40,12 @@ PGMQ_FUNCTION(pgmq_ack)
 	ResolveGroup(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		PG_RETURN_BOOL(false);
-	Datum id = PG_GETARG_DATUM(2);
-	ArrayType *ids = construct_array(&id, 1, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	const Datum ids = OneIdArray(fcinfo, 2);
 	SpiConnect();
 	uint64 acked = 0;
 	InStreamScope([&] {
 		LockGroup(&read, GetCurrentTimestamp());
-		acked = AckIds(&read, PointerGetDatum(ids));
+		acked = AckIds(&read, ids);
 	});
 	SpiFinish();
 	PG_RETURN_BOOL(acked > 0);
@@ -74,8 +85,7 @@ PGMQ_FUNCTION(pgmq_set_aside)
 	ResolveGroup(fcinfo, &read);
 	if (PG_ARGISNULL(2))
 		PG_RETURN_BOOL(false);
-	Datum id = PG_GETARG_DATUM(2);
-	ArrayType *ids = construct_array(&id, 1, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	const Datum ids = OneIdArray(fcinfo, 2);
 	const Datum reason = PG_ARGISNULL(3) ? Datum(0) : PG_GETARG_DATUM(3);
 	bool held = false;
 	SpiConnect();
@@ -88,14 +98,14 @@ PGMQ_FUNCTION(pgmq_set_aside)
 			                errmsg("consumer group \"%s\" has no dead-letter queue", TextDatumGetCString(read.group)),
 			                errhint("Name one with pgmq.subscribe(stream_name, group_name, dead_letter_queue => "
 			                        "'queue'), or acknowledge the message with pgmq.ack.")));
-		Datum values[4] = {read.name, read.group, id, RowLocation(&read)};
+		Datum values[4] = {read.name, read.group, PG_GETARG_DATUM(2), RowLocation(&read)};
 		ExecuteStreamStatement(read.stream, StreamStatement::LeaseOf, values);
 		if (SPI_processed == 0)
 			return;
 		bool isnull = true;
 		const int32 deliveries = DatumGetInt32(ResultValue(0, 1, INT4OID, &isnull));
-		SetAside(read, dead_letter, PointerGetDatum(ids), reason, deliveries);
-		held = AckIds(&read, PointerGetDatum(ids)) > 0;
+		SetAside(read, dead_letter, ids, reason, deliveries);
+		held = AckIds(&read, ids) > 0;
 	});
 	SpiFinish();
 	PG_RETURN_BOOL(held);

@@ -127,8 +127,8 @@ bool Redeliver(GroupReader *read, TimestampTz now, TimestampTz vt)
 // read under the lock decides.
 bool HasWork(GroupReader *read, TimestampTz now)
 {
-	Datum values[4] = {read->name, read->group, Float8GetDatum(EpochSeconds(now)),
-	                   GroupRowLocation(read->stream.queue_relid, read->group)};
+	FindGroupRow(read->stream.queue_relid, read->group, &read->row);
+	Datum values[4] = {read->name, read->group, Float8GetDatum(EpochSeconds(now)), RowLocation(read)};
 	if (ExecuteStreamStatement(read->stream, StreamStatement::GroupState, values) == 0 &&
 	    ExecuteStreamStatement(read->stream, StreamStatement::GroupStateByKey, values) == 0)
 		NoSuchGroup(read->stream, read->group);

@@ -92,14 +92,13 @@ void InitGroupRowHints()
 	                         nullptr, &hint_enabled, true, PGC_USERSET, 0, nullptr, nullptr, nullptr);
 }
 
-Datum GroupRowLocation(Oid stream_relid, Datum group)
+void FindGroupRow(Oid stream_relid, Datum group, ItemPointer location)
 {
-	auto *location = static_cast<ItemPointerData *>(palloc(sizeof(ItemPointerData)));
 	ItemPointerSetInvalid(location);
 	const GroupEntry *entry = hint_enabled ? Find(stream_relid, group, HASH_FIND) : nullptr;
 	const Oid groups_relid = entry != nullptr ? ConsumerGroupsRelid() : InvalidOid;
 	if (entry == nullptr || !OidIsValid(groups_relid) || entry->groups_relid != groups_relid)
-		return PointerGetDatum(location);
+		return;
 	*location = entry->ctid;
 	// The statement that uses the location takes its own snapshot after
 	// this one: a version that commits in between makes it select nothing,
@@ -122,7 +121,6 @@ Datum GroupRowLocation(Oid stream_relid, Datum group)
 	}
 	table_endscan(scan);
 	table_close(groups, AccessShareLock);
-	return PointerGetDatum(location);
 }
 
 void RememberGroupRow(Oid stream_relid, Datum group, Datum ctid)

@@ -53,7 +53,8 @@ void RequireReaderOfState(const GroupReader &read)
 
 void LockGroup(GroupReader *read, TimestampTz now)
 {
-	Datum lock[3] = {read->name, read->group, GroupRowLocation(read->stream.queue_relid, read->group)};
+	FindGroupRow(read->stream.queue_relid, read->group, &read->row);
+	Datum lock[3] = {read->name, read->group, RowLocation(read)};
 	if (ExecuteStreamStatement(read->stream, StreamStatement::LockGroup, lock) == 0 &&
 	    ExecuteStreamStatement(read->stream, StreamStatement::LockGroupByKey, lock) == 0)
 		NotLocked(*read, now);

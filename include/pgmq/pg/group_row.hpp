@@ -28,12 +28,12 @@ namespace pgmq::pg {
 // _PG_init: the GUC.
 void InitGroupRowHints();
 
-// Where the group's row of the stream (its table's OID) is now, as a ctid
-// Datum: the newest version visible to a fresh snapshot (the transaction's
-// in REPEATABLE READ and SERIALIZABLE) on the update chain from where this
-// backend last saw it. When it has not seen it (or the hint is off), an
-// invalid ctid (0,0), which matches no row.
-Datum GroupRowLocation(Oid stream_relid, Datum group);
+// Sets *location to where the group's row of the stream (its table's OID)
+// is now: the newest version visible to a fresh snapshot (the
+// transaction's in REPEATABLE READ and SERIALIZABLE) on the update chain
+// from where this backend last saw it. When it has not seen it (or the
+// hint is off), an invalid ctid (0,0), which matches no row.
+void FindGroupRow(Oid stream_relid, Datum group, ItemPointer location);
 
 // Remembers where a statement found or wrote the group's row (a ctid Datum).
 void RememberGroupRow(Oid stream_relid, Datum group, Datum ctid);
