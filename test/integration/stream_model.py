@@ -131,13 +131,14 @@ class Read:
         self.acks = {}  # msg_id -> (start, end, returned true)
         self.releases = {}  # msg_id -> (start, end, returned true, delay seconds)
 
-    def lease_end(self, vt, msg_id):
+    def lease_end(self, vt, msg_id, whole=False):
         """A lower bound of when this read's lease on msg_id ended: its vt,
-        or a release's start plus its delay."""
+        or a release's start plus its delay (whole: a release of any of the
+        read's messages, as in an ordered group, whose lease comes back whole)."""
         end = self.start + vt
-        release = self.releases.get(msg_id)
-        if release and release[2]:
-            end = min(end, release[0] + release[3])
+        for released, release in self.releases.items():
+            if release[2] and (whole or released == msg_id):
+                end = min(end, release[0] + release[3])
         return end
 
 
@@ -510,7 +511,7 @@ def check_group(model, group, failures):
         """A lower bound of when rd's lease on msg_id ended: its vt (or a
         release's end of it), the start of a successful ack, or the rollback
         of the read."""
-        release = rd.lease_end(vt, msg_id)
+        release = rd.lease_end(vt, msg_id, group.ordered)
         ack = rd.acks.get(msg_id)
         if ack and ack[2]:
             release = min(release, ack[0])
@@ -560,7 +561,7 @@ def check_group(model, group, failures):
         # An ack inside the lease returns true.
         for rd, _ in ds:
             ack = rd.acks.get(msg_id)
-            if ack and not ack[2] and ack[1] < rd.start + vt - MARGIN:
+            if ack and not ack[2] and ack[1] < rd.lease_end(vt, msg_id, group.ordered) - MARGIN:
                 fail(f"ack of msg {msg_id} by {rd.consumer} returned false inside its lease "
                      f"(read {rd.start:.3f}, ack done {ack[1]:.3f}, vt {vt})")
     for g, msg_id, ok in model.reacks:
@@ -631,7 +632,7 @@ def check_ordered(model, group, reads, first, fail):
 
     def release_of(x):
         # A release ends the whole lease of an ordered group.
-        release = min(x.lease_end(vt, r[0]) for r in x.rows)
+        release = x.lease_end(vt, None, True)
         if not x.committed:
             release = min(release, x.rollback_at)
         else:
