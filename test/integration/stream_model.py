@@ -20,7 +20,8 @@ group is given the rest again) or gives part of it back with pgmq.release
 and off at random. Every call is timed on the client, and the checks use
 only what those times prove (a lease of vt seconds taken by a read that
 started at t lasts at least until t + vt; a release started at t with a
-delay of d, until t + d). In the first phase partition
+delay of d, until t + d; an ack or a release acts on whichever lease holds
+the message, also another consumer's). In the first phase partition
 maintenance (CALL pgmq.run_partition_maintenance, what pgmq's worker runs)
 runs all along, with retention 0: partitions are made ahead as the traffic
 crosses into them, and reclaimed once every group has passed them.
@@ -131,15 +132,6 @@ class Read:
         self.acks = {}  # msg_id -> (start, end, returned true)
         self.releases = {}  # msg_id -> (start, end, returned true, delay seconds)
 
-    def lease_end(self, vt, msg_id, whole=False):
-        """A lower bound of when this read's lease on msg_id ended: its vt,
-        or a release's start plus its delay (whole: a release of any of the
-        read's messages, as in an ordered group, whose lease comes back whole)."""
-        end = self.start + vt
-        for released, release in self.releases.items():
-            if release[2] and (whole or released == msg_id):
-                end = min(end, release[0] + release[3])
-        return end
 
 
 class Model:
@@ -393,10 +385,17 @@ class Consumer:
         ids = [r[0] for r in rd.rows]
         if self.crashes and g.crash_p and rnd.random() < g.crash_p / 2:
             # Gives part of the batch back (at once, or after a short delay)
-            # and acknowledges the rest.
+            # and acknowledges the rest. In an ordered group, as docs/streams.md
+            # says: acknowledge first, then release one; the whole lease comes
+            # back, and another consumer may take it at once.
             back = [i for i in ids if rnd.random() < 0.5]
-            self.release_each(rd, back, rnd.choice([0, 0, 1]))
-            self.ack_each(rd, [i for i in ids if i not in back])
+            delay = rnd.choice([0, 0, 1])
+            if g.ordered:
+                self.ack_each(rd, [i for i in ids if i not in back])
+                self.release_each(rd, back[:1], delay)
+            else:
+                self.release_each(rd, back, delay)
+                self.ack_each(rd, [i for i in ids if i not in back])
             self.model.count(f"releases ({g.name})")
         elif self.crashes and g.crash_p and rnd.random() < g.crash_p:
             # Acknowledges part of the batch (maybe none) and forgets the rest.
@@ -441,6 +440,49 @@ def drain(stream, group, model, rnd):
         return False
     finally:
         d.close()
+
+
+class LeaseEnds:
+    """Lower bounds of when a read's lease ended. Acknowledgements and
+    releases name a message, not a read: whoever calls them ends the lease
+    that holds the message then, also one another consumer took after the
+    caller's own lease ran out. So every ack and release of the group that
+    returned true and ended after the read started counts, whichever
+    consumer called it."""
+
+    def __init__(self, reads, vt, ordered):
+        self.vt, self.ordered = vt, ordered
+        self.acks = {}      # msg_id -> [(start, end)] of acks that returned true
+        self.releases = {}  # msg_id -> [(end, start + delay)] of releases that returned true
+        for rd in reads:
+            for m, (start, end, ok) in rd.acks.items():
+                if ok:
+                    self.acks.setdefault(m, []).append((start, end))
+            for m, (start, end, ok, delay) in rd.releases.items():
+                if ok:
+                    self.releases.setdefault(m, []).append((end, start + delay))
+
+    def _start(self, rd):
+        end = rd.start + self.vt
+        return end if rd.committed else min(end, rd.rollback_at)
+
+    def _released(self, rd, ids):
+        return min((due for m in ids for end, due in self.releases.get(m, ()) if end >= rd.start), default=float("inf"))
+
+    def _acked(self, rd, msg_id):
+        return min((start for start, end in self.acks.get(msg_id, ()) if end >= rd.start), default=float("inf"))
+
+    def on(self, rd, msg_id):
+        """rd's lease on msg_id: its vt, a release of it (in an ordered group,
+        of any message of the lease: the whole lease comes back), an ack of
+        it, or the read's rollback."""
+        ids = [r[0] for r in rd.rows] if self.ordered else [msg_id]
+        return min(self._start(rd), self._released(rd, ids), self._acked(rd, msg_id))
+
+    def whole(self, rd):
+        """rd's whole lease: as `on`, or once every message of it was acknowledged."""
+        ids = [r[0] for r in rd.rows]
+        return min(self._start(rd), self._released(rd, ids), max((self._acked(rd, m) for m in ids), default=float("inf")))
 
 
 def check_group(model, group, failures):
@@ -507,17 +549,7 @@ def check_group(model, group, failures):
     # Leases, acknowledgements, read_ct, exactly once.
     slow = 0
     first = {}  # msg_id -> the first committed read that delivered it
-    def release_of(rd, msg_id):
-        """A lower bound of when rd's lease on msg_id ended: its vt (or a
-        release's end of it), the start of a successful ack, or the rollback
-        of the read."""
-        release = rd.lease_end(vt, msg_id, group.ordered)
-        ack = rd.acks.get(msg_id)
-        if ack and ack[2]:
-            release = min(release, ack[0])
-        if not rd.committed:
-            release = min(release, rd.rollback_at)
-        return release
+    leases = LeaseEnds(reads, vt, group.ordered)
 
     for msg_id, ds in deliveries.items():
         n_committed = 0
@@ -534,9 +566,9 @@ def check_group(model, group, failures):
             for prev, _ in ds[:i]:
                 # prev ended first; if the reads overlap, the server may have
                 # run them in either order: a violation both ways is one.
-                bad = rd.end < release_of(prev, msg_id) - MARGIN
+                bad = rd.end < leases.on(prev, msg_id) - MARGIN
                 if prev.end >= rd.start:
-                    bad = bad and prev.end < release_of(rd, msg_id) - MARGIN
+                    bad = bad and prev.end < leases.on(rd, msg_id) - MARGIN
                 ack = prev.acks.get(msg_id)
                 if bad:
                     fail(f"msg {msg_id} given to {rd.consumer} ({rd.kind}, {rd.start:.3f}-{rd.end:.3f}) while "
@@ -561,7 +593,7 @@ def check_group(model, group, failures):
         # An ack inside the lease returns true.
         for rd, _ in ds:
             ack = rd.acks.get(msg_id)
-            if ack and not ack[2] and ack[1] < rd.lease_end(vt, msg_id, group.ordered) - MARGIN:
+            if ack and not ack[2] and ack[1] < leases.on(rd, msg_id) - MARGIN:
                 fail(f"ack of msg {msg_id} by {rd.consumer} returned false inside its lease "
                      f"(read {rd.start:.3f}, ack done {ack[1]:.3f}, vt {vt})")
     for g, msg_id, ok in model.reacks:
@@ -618,36 +650,25 @@ def check_group(model, group, failures):
                      f"({t2.kind}, ids {t2.ids}) began its commit, but was first delivered after it")
 
     if group.ordered:
-        check_ordered(model, group, reads, first, fail)
+        check_ordered(model, group, reads, first, leases, fail)
     redelivered = sum(1 for ds in deliveries.values() if sum(1 for rd, _ in ds if rd.committed) > 1)
     return {"delivered": len(deliveries), "redelivered": redelivered, "slow acks": slow, "reads": len(reads),
             "reads rolled back": sum(1 for rd in reads if not rd.committed)}
 
 
-def check_ordered(model, group, reads, first, fail):
+def check_ordered(model, group, reads, first, leases, fail):
     """One lease at a time; a lease's unacknowledged messages come again
     before any new one; a transaction's messages are delivered together."""
     vt = group.vt
     got = [rd for rd in reads if rd.rows]
 
-    def release_of(x):
-        # A release ends the whole lease of an ordered group.
-        release = x.lease_end(vt, None, True)
-        if not x.committed:
-            release = min(release, x.rollback_at)
-        else:
-            acks = [x.acks.get(r[0]) for r in x.rows]
-            if all(a and a[2] for a in acks):
-                release = min(release, max(a[0] for a in acks))
-        return release
-
     for i, x in enumerate(got):
-        release = release_of(x)
+        release = leases.whole(x)
         for y in got[i + 1:]:
             if y.start > release:
                 break
             # Overlapping reads ran in either order: a violation both ways.
-            if y.end < release - MARGIN and (x.end < y.start or x.end < release_of(y) - MARGIN):
+            if y.end < release - MARGIN and (x.end < y.start or x.end < leases.whole(y) - MARGIN):
                 fail(f"ordered: {y.consumer}'s read ({y.start:.3f}-{y.end:.3f}) got {[r[0] for r in y.rows]} while "
                      f"{x.consumer}'s lease on {[r[0] for r in x.rows]} from {x.start:.3f} ran (vt {vt})")
                 break
@@ -852,7 +873,8 @@ def run_phase(label, stream, groups, seconds, args, rnd, prepared_ok, admin, mai
         with open(f"{os.environ['PGMQ_STREAM_MODEL_DUMP']}.{stream}.json", "w") as f:
             json.dump({"reads": {g: [{"consumer": r.consumer, "kind": r.kind, "start": r.start, "end": r.end,
                                       "committed": r.committed, "rows": [[m, ct] for m, ct, *_ in r.rows],
-                                      "acks": {str(k): v for k, v in r.acks.items()}} for r in rs]
+                                      "acks": {str(k): v for k, v in r.acks.items()},
+                                      "releases": {str(k): v for k, v in r.releases.items()}} for r in rs]
                                  for g, rs in model.reads.items()},
                        "txs": [{"seq": t.seq, "kind": t.kind, "xid": t.xid, "ids": t.ids, "undone": t.undone,
                                 "status": t.status, "commit": [t.commit_start, t.commit_end]} for t in model.txs]}, f)
