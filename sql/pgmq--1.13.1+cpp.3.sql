@@ -768,10 +768,11 @@ SELECT pg_catalog.pg_extension_config_dump('pgmq.consumer_groups', '');
 CREATE FUNCTION pgmq._may_read_as(stream_name TEXT, reader_role NAME) RETURNS BOOLEAN
     AS 'MODULE_PATHNAME', 'pgmq_may_read_as' LANGUAGE C STABLE;
 
--- Only a stream's owner makes it, subscribes and unsubscribes groups; whoever
--- may read the stream reads as its groups (those with a reader_role: with
--- that role's privileges), and may name only a dead-letter queue it may
--- send to.
+-- Only a stream's owner makes it, subscribes and unsubscribes groups (and
+-- names a dead-letter queue only if it may send to it); whoever may read the
+-- stream reads as its groups (those with a reader_role: with that role's
+-- privileges). Readers update a group's cursor and leases only: its name,
+-- stream and options change through pgmq.subscribe alone.
 ALTER TABLE pgmq.streams ENABLE ROW LEVEL SECURITY;
 CREATE POLICY streams_select ON pgmq.streams FOR SELECT USING (true);
 CREATE POLICY streams_write_own ON pgmq.streams FOR ALL
@@ -784,11 +785,12 @@ CREATE POLICY consumer_groups_insert_own ON pgmq.consumer_groups FOR INSERT
                 AND (dead_letter_queue IS NULL OR pgmq._may_send(dead_letter_queue)));
 CREATE POLICY consumer_groups_update_readers ON pgmq.consumer_groups FOR UPDATE
     USING (pgmq._may_read_as(stream_name, reader_role))
-    WITH CHECK (pgmq._may_read_as(stream_name, reader_role)
-                AND (dead_letter_queue IS NULL OR pgmq._may_send(dead_letter_queue)));
+    WITH CHECK (pgmq._may_read_as(stream_name, reader_role));
 CREATE POLICY consumer_groups_delete_own ON pgmq.consumer_groups FOR DELETE
     USING (pgmq._is_queue_owner(stream_name));
-GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.consumer_groups TO PUBLIC;
+GRANT SELECT, INSERT, DELETE ON pgmq.consumer_groups TO PUBLIC;
+GRANT UPDATE (window_start, window_end, position_xid, position_id, floor_id, floor_time, leases, next_batch,
+              last_read_at, last_ack_at) ON pgmq.consumer_groups TO PUBLIC;
 
 CREATE FUNCTION pgmq.create_stream(stream_name TEXT, retention INTERVAL DEFAULT '1 day',
                                    max_retention INTERVAL DEFAULT '7 days') RETURNS void

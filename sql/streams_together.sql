@@ -100,7 +100,11 @@ SELECT count(*) > 0 AS acked FROM pgmq.ack('st_events', 'c', ARRAY(SELECT genera
 SELECT pgmq.seek('st_events', 'c', 1::bigint);
 SELECT pgmq.subscribe('st_events', 'mine');
 SELECT pgmq.unsubscribe('st_events', 'a');
-UPDATE pgmq.consumer_groups SET dead_letter_queue = 'st_plain' WHERE group_name = 'c';  -- one it may not send to
+-- A reader moves a group's cursor and leases; its name, stream and options
+-- change only through subscribe, by the stream's owner.
+UPDATE pgmq.consumer_groups SET dead_letter_queue = 'st_plain' WHERE group_name = 'c';
+UPDATE pgmq.consumer_groups SET group_name = 'c2' WHERE group_name = 'c';
+UPDATE pgmq.consumer_groups SET ordered = true, max_deliveries = 1 WHERE group_name = 'c';
 SET ROLE regress_st_outsider;
 SELECT count(*) FROM pgmq.read_stream('st_events', 'a', 30, 100);
 SELECT pgmq.seek('st_events', 'a', 1::bigint);
@@ -122,6 +126,7 @@ SELECT count(*) AS cleared FROM cleared;
 SET ROLE regress_st_billing;
 SELECT message FROM pgmq.read_stream('st_events', 'billing', 30, 10);
 SELECT pgmq.ack('st_events', 'billing', :billing_id);
+UPDATE pgmq.consumer_groups SET reader_role = NULL WHERE group_name = 'billing';  -- would open it to every reader
 RESET ROLE;
 SELECT group_name, reader_role FROM pgmq.consumer_groups WHERE group_name = 'billing';
 SELECT pgmq.subscribe('st_events', 'billing');  -- without a reader: any reader of the stream again
@@ -141,6 +146,17 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON pgmq.meta TO regress_st_tenant;
 SET ROLE regress_st_tenant;
 SELECT pgmq.create_stream('st_tenant');
 SELECT pgmq.subscribe('st_tenant', 'mine');
+-- An owner that is not a superuser changes a group's options with subscribe
+-- (its position is kept), not with an UPDATE.
+SELECT pgmq.send('st_tenant', '{"n": 1}') AS tenant_first \gset
+SELECT msg_id = :tenant_first AS first FROM pgmq.read_stream('st_tenant', 'mine', 30, 1);
+SELECT pgmq.ack('st_tenant', 'mine', :tenant_first);
+SELECT pgmq.subscribe('st_tenant', 'mine', ordered => true);
+SELECT ordered FROM pgmq.stream_groups('st_tenant');
+SELECT pgmq.send('st_tenant', '{"n": 2}') AS tenant_second \gset
+SELECT msg_id = :tenant_second AS next FROM pgmq.read_stream('st_tenant', 'mine', 30, 10);
+UPDATE pgmq.consumer_groups SET ordered = false WHERE group_name = 'mine';
+SELECT pgmq.subscribe('st_tenant', 'mine', dead_letter_queue => 'st_dlq');  -- one it may not send to
 CREATE FUNCTION pgmq.st_trap() RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true';
 CREATE INDEX ON pgmq.q_st_tenant (msg_id) WHERE pgmq.st_trap();
 RESET ROLE;

@@ -183,17 +183,21 @@ std::string DefaultPartitionCleanupSql(std::string_view partition)
 	       "jsonb_build_array(jsonb_build_object('ids', jsonb_build_array(q.msg_id))))))";
 }
 
-std::string SubscribeSql()
+std::string SubscribeNewSql()
 {
-	return "INSERT INTO pgmq.consumer_groups AS g (stream_name, group_name, window_start, window_end, floor_time, "
+	return "INSERT INTO pgmq.consumer_groups (stream_name, group_name, window_start, window_end, floor_time, "
 	       "ordered, dead_letter_queue, max_deliveries, reader_role) VALUES ($1, $2, "
 	       "CASE WHEN $3::timestamptz IS NULL THEN pg_current_snapshot() ELSE '1:1:'::pg_snapshot END, "
 	       "CASE WHEN $3::timestamptz IS NULL THEN pg_current_snapshot() ELSE '1:1:'::pg_snapshot END, "
 	       "CASE WHEN $3::timestamptz > '-infinity' THEN $3 END, $4, $5, $6, $7) "
-	       "ON CONFLICT (stream_name, group_name) DO UPDATE SET ordered = excluded.ordered, "
-	       "dead_letter_queue = excluded.dead_letter_queue, max_deliveries = excluded.max_deliveries, "
-	       "reader_role = excluded.reader_role "
-	       "RETURNING g.xmax = '0'::xid";
+	       "ON CONFLICT (stream_name, group_name) DO NOTHING RETURNING true";
+}
+
+std::string SubscribeOptionsSql()
+{
+	return std::string("UPDATE pgmq.consumer_groups AS g SET ordered = $3, dead_letter_queue = $4, "
+	                   "max_deliveries = $5, reader_role = $6") +
+	       kGroupIs + " RETURNING true";
 }
 
 std::string GroupGuardsSql()

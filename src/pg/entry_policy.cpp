@@ -166,12 +166,7 @@ PGMQ_FUNCTION(pgmq_set_dead_letter_queue)
 	RunCore([max_deliveries] { core::CheckMaxDeliveries(max_deliveries); });
 	if (dead_letter.queue_relid == queue.queue_relid)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a queue cannot be its own dead-letter queue")));
-	if (pg_class_aclcheck(dead_letter.queue_relid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
-		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-		                errmsg("permission denied to use queue \"%.*s\" as a dead-letter queue", dead_letter.name_len,
-		                       dead_letter.name),
-		                errdetail("Role \"%s\" may not insert into pgmq.%s.", GetUserNameFromId(GetUserId(), false),
-		                          dead_letter.queue_table)));
+	RequireDeadLetterInsert(dead_letter);
 	VerifyTableShape(dead_letter.queue_relid, dead_letter.queue_table, TableRole::Queue);
 	SpiConnect();
 	const Datum dead_letter_name = MetaQueueName(dead_letter);

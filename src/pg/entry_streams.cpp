@@ -6,15 +6,18 @@
 #include "pgmq/core/streams.hpp"
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/queue_relations.hpp"
 #include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/stream.hpp"
 
 extern "C" {
+#include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 }
 
@@ -134,12 +137,14 @@ PGMQ_FUNCTION(pgmq_subscribe)
 	if (has_max && !has_dead_letter_queue)
 		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 		                errmsg("max_deliveries needs a dead_letter_queue to set the messages aside in")));
+	QueueRef dead_letter;
 	if (has_dead_letter_queue) {
-		QueueRef dead_letter;
 		ResolveQueue(fcinfo, 4, &dead_letter);
 		RefuseStream(dead_letter);
 	}
 	RequireStreamOwner(stream, "subscribe to");
+	if (has_dead_letter_queue)
+		RequireDeadLetterInsert(dead_letter);
 	// Kept by name: a role dropped (or renamed) later admits no one but the owner.
 	const bool has_reader = !PG_ARGISNULL(6);
 	const Datum reader = has_reader ? CStringGetTextDatum(GetUserNameFromId(PG_GETARG_OID(6), false)) : Datum(0);
@@ -152,9 +157,24 @@ PGMQ_FUNCTION(pgmq_subscribe)
 	SpiConnect();
 	bool created = true;
 	InStreamScope([&] {
-		RunCore([&] { ExecuteOnce(core::SubscribeSql(), 7, types, values, nulls); });
-		bool isnull = true;
-		created = DatumGetBool(ResultValue(0, 1, BOOLOID, &isnull));
+		// Readers may update only a group's cursor and leases (column
+		// privileges): an existing group's options are changed as the table's
+		// owner, for the stream's owner checked above.
+		const Oid groups = get_relname_relid("consumer_groups", get_namespace_oid("pgmq", false));
+		Oid option_types[6] = {TEXTOID, TEXTOID, BOOLOID, TEXTOID, INT4OID, TEXTOID};
+		Datum options[6] = {values[0], values[1], values[3], values[4], values[5], values[6]};
+		const char option_nulls[6] = {' ', ' ', ' ', nulls[4], nulls[5], nulls[6]};
+		for (int attempt = 0; attempt < 2; attempt++) {
+			RunCore([&] { created = ExecuteOnce(core::SubscribeNewSql(), 7, types, values, nulls) > 0; });
+			if (created)
+				return;
+			uint64 changed = 0;
+			AsOwner(RelationOwner(groups), [&] {
+				RunCore([&] { changed = ExecuteOnce(core::SubscribeOptionsSql(), 6, option_types, options, option_nulls); });
+			});
+			if (changed > 0)
+				return;  // else unsubscribed meanwhile: made again
+		}
 	});
 	if (!created && !PG_ARGISNULL(2))
 		ereport(NOTICE, (errmsg("consumer group \"%s\" exists: its options are changed, its position is kept",

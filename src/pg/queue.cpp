@@ -134,6 +134,16 @@ bool OwnsQueueTable(Oid relid)
 	return (relkind == RELKIND_RELATION || relkind == RELKIND_PARTITIONED_TABLE) && has_privs_of_role(GetUserId(), owner);
 }
 
+void RequireDeadLetterInsert(const QueueRef &dead_letter)
+{
+	if (pg_class_aclcheck(dead_letter.queue_relid, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to use queue \"%.*s\" as a dead-letter queue", dead_letter.name_len,
+		                       dead_letter.name),
+		                errdetail("Role \"%s\" may not insert into pgmq.%s.", GetUserNameFromId(GetUserId(), false),
+		                          dead_letter.queue_table)));
+}
+
 Datum MetaQueueName(const QueueRef &queue)
 {
 	Oid types[1] = {TEXTOID};

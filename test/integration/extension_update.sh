@@ -8,8 +8,9 @@
 #  - after the update: the messages and policies are there, list_queues,
 #    metrics and metrics_all answer with upstream's columns, queue_state
 #    shows the pause, the new functions work;
-#  - every function's signature and result, the composite types' attributes
-#    and the event triggers equal those of a fresh install.
+#  - every function's signature and result, the composite types' attributes,
+#    the event triggers, the privileges on the extension's tables (and their
+#    columns) and their row policies equal those of a fresh install.
 # test/run runs it with PGHOST/PGPORT/PGUSER set; exit 0 is a pass.
 set -euo pipefail
 
@@ -93,12 +94,25 @@ catalog="SELECT 'function ' || p.proname || '(' || pg_get_function_identity_argu
          SELECT 'event trigger ' || evtname || ' on ' || evtevent || ' tags ' || coalesce(evttags::text, 'any') ||
                 ' runs ' || evtfoid::regproc::text
            FROM pg_event_trigger WHERE evtname LIKE 'pgmq%'
+         UNION ALL
+         SELECT 'privileges ' || c.relname || ' ' || coalesce(c.relacl::text, 'default')
+           FROM pg_class AS c JOIN pg_depend AS d ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+          WHERE c.relnamespace = 'pgmq'::regnamespace
+         UNION ALL
+         SELECT 'privileges ' || c.relname || '.' || a.attname || ' ' || a.attacl::text
+           FROM pg_class AS c JOIN pg_depend AS d ON d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e'
+           JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attnum > 0 AND a.attacl IS NOT NULL
+          WHERE c.relnamespace = 'pgmq'::regnamespace
+         UNION ALL
+         SELECT 'row policy ' || tablename || '.' || policyname || ' ' || cmd || ' ' || array_to_string(roles, ',') ||
+                ' using ' || coalesce(qual, '-') || ' check ' || coalesce(with_check, '-')
+           FROM pg_policies WHERE schemaname = 'pgmq'
          ORDER BY 1"
 q "$OLD" "$catalog" >"${TMPDIR:-/tmp}/$OLD.catalog"
 q "$NEW" "$catalog" >"${TMPDIR:-/tmp}/$NEW.catalog"
 if ! diff -u "${TMPDIR:-/tmp}/$NEW.catalog" "${TMPDIR:-/tmp}/$OLD.catalog"; then
   fail "the updated catalog differs from a fresh install's (- fresh, + updated)"
 fi
-say "ok: the updated catalog equals a fresh install's ($(wc -l <"${TMPDIR:-/tmp}/$NEW.catalog") functions, types and triggers)"
+say "ok: the updated catalog equals a fresh install's ($(wc -l <"${TMPDIR:-/tmp}/$NEW.catalog") functions, types, triggers, privileges and row policies)"
 rm -f "${TMPDIR:-/tmp}/$OLD.catalog" "${TMPDIR:-/tmp}/$NEW.catalog"
 say "passed"

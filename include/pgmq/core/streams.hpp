@@ -94,11 +94,15 @@ std::string DefaultPartitionCleanupSql(std::string_view partition);
 
 // subscribe: ($1 stream, $2 group, $3 since or NULL, $4 ordered, $5 dead-letter
 // queue or NULL, $6 max_deliveries or NULL, $7 reader role name or NULL).
-// A new group starts after what
-// is committed now (since NULL), or at the beginning with a floor on
-// enqueued_at; an existing one keeps its cursor and takes the options.
-// Returns whether the group is new.
-std::string SubscribeSql();
+// A new group starts after what is committed now (since NULL), or at the
+// beginning with a floor on enqueued_at. Returns a row when it made the
+// group; none when the group exists.
+std::string SubscribeNewSql();
+
+// ($1 stream, $2 group, $3 ordered, $4 dead-letter queue or NULL, $5
+// max_deliveries or NULL, $6 reader role name or NULL): an existing group
+// takes the options and keeps its cursor. Returns a row when it exists.
+std::string SubscribeOptionsSql();
 
 // ($1 stream, $2 group) -> the group's dead-letter queue (text, NULL: none)
 // and its reader (name, NULL: any reader of the stream).

@@ -55,6 +55,9 @@ Oid RelationOwner(Oid relid);
 // Whether relid is a table (ordinary or partitioned) and the current role
 // has the privileges of its owner. Never fails.
 bool OwnsQueueTable(Oid relid);
+// ERROR 42501 unless the current role may insert into dead_letter: no role
+// makes its readers move messages where it could not put them itself.
+void RequireDeadLetterInsert(const QueueRef &dead_letter);
 // The queue's name as pgmq.meta has it, as text. ERROR 42P01 when no meta
 // row registers it. Requires SPI.
 Datum MetaQueueName(const QueueRef &queue);
