@@ -252,8 +252,11 @@ void Worker::Run()
 									 queue_.is_stream() ? read_size_.next() : config_.batch_size, config_.poll_s,
 									 config_.poll_interval_ms, config_.batch_max_bytes);
 			// Read beyond the byte limit: visible again for the next batch
-			// (a stream's group reads fewer next).
-			Release(read.over_budget);
+			// (a stream's group reads fewer next). A stream's come back once
+			// the batch is acknowledged: in an ordered group a release returns
+			// the whole lease, which another relay could take at once.
+			if (!queue_.is_stream())
+				Release(read.over_budget);
 			read_size_.After(read.messages.size(), read.over_budget.size());
 		} catch (const PgError &e) {
 			if (e.missing_queue())
@@ -279,6 +282,13 @@ void Worker::Run()
 		// A batch once read is always finished, even after a stop request:
 		// SIGTERM waits for the confirms and the delete of what is in flight.
 		RelayBatch(read.messages);
+		if (queue_.is_stream() && pg_) {
+			try {
+				Release(read.over_budget);
+			} catch (const PgError &e) {
+				DropPostgres(e.what(), e.connection_lost());
+			}
+		}
 	}
 	RefreshQueueMetrics(true);
 }

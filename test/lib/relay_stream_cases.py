@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 
 import psycopg
@@ -86,11 +87,24 @@ def config_cases(check, binary, base, stream, tmp, db):
     b = run_relay(binary, config, tmp, "bytes", ["--drain"], timeout=120)
     check.say(f"batch_max_bytes 1024: --drain took {time.monotonic() - t0:.1f} s")
 
-    # An ordered group, subscribed by its owner: the broker gets the stream in order.
+    # An ordered group, subscribed by its owner, read by two relays at once
+    # over batch_max_bytes: the broker gets the stream in order, each message
+    # once (what one relay read beyond the limit goes back to the group only
+    # after the rest of its batch is acknowledged).
     db.sql("SELECT pgmq.subscribe(%s, 'ordered', '-infinity', ordered => true)", (stream,))
-    o = run_relay(binary, with_source(group="ordered", exchange="", routing_key="ordered"), tmp, "ordered", ["--drain"],
-                  timeout=60)
-    return r, b, o
+    config = with_source(group="ordered", exchange="", routing_key="ordered")
+    config["batch_max_bytes"] = 1024
+    config.pop("metrics_listen", None)  # one port each: none
+    ordered = [None, None]
+
+    def relay(i):
+        ordered[i] = run_relay(binary, config, tmp, f"ordered{i}", ["--drain"], timeout=120)
+    threads = [threading.Thread(target=relay, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return r, b, ordered
 
 
 def as_reader(check, binary, config, stream, tmp, db, broker, committed):
