@@ -6,18 +6,17 @@
 #include "pgmq/core/streams.hpp"
 
 #include "pgmq/pg/executor.hpp"
+#include "pgmq/pg/group_row.hpp"
 #include "pgmq/pg/maintenance.hpp"
 #include "pgmq/pg/queue_relations.hpp"
 #include "pgmq/pg/standby.hpp"
 #include "pgmq/pg/stream.hpp"
 
 extern "C" {
-#include "catalog/namespace.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 }
 
@@ -160,7 +159,9 @@ PGMQ_FUNCTION(pgmq_subscribe)
 		// Readers may update only a group's cursor and leases (column
 		// privileges): an existing group's options are changed as the table's
 		// owner, for the stream's owner checked above.
-		const Oid groups = get_relname_relid("consumer_groups", get_namespace_oid("pgmq", false));
+		const Oid groups_owner = RelationOwner(ConsumerGroupsRelid());
+		if (!OidIsValid(groups_owner))
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("pgmq: table pgmq.consumer_groups is missing")));
 		Oid option_types[6] = {TEXTOID, TEXTOID, BOOLOID, TEXTOID, INT4OID, TEXTOID};
 		Datum options[6] = {values[0], values[1], values[3], values[4], values[5], values[6]};
 		const char option_nulls[6] = {' ', ' ', ' ', nulls[4], nulls[5], nulls[6]};
@@ -169,7 +170,7 @@ PGMQ_FUNCTION(pgmq_subscribe)
 			if (created)
 				return;
 			uint64 changed = 0;
-			AsOwner(RelationOwner(groups), [&] {
+			AsOwner(groups_owner, [&] {
 				RunCore([&] { changed = ExecuteOnce(core::SubscribeOptionsSql(), 6, option_types, options, option_nulls); });
 			});
 			if (changed > 0)

@@ -57,12 +57,6 @@ bool KeyOf(Oid stream_relid, Datum group, GroupKey *key)
 	return true;
 }
 
-Oid ConsumerGroupsRelid()
-{
-	const Oid pgmq_namespace = get_namespace_oid("pgmq", true);
-	return OidIsValid(pgmq_namespace) ? get_relname_relid("consumer_groups", pgmq_namespace) : InvalidOid;
-}
-
 GroupEntry *Find(Oid stream_relid, Datum group, HASHACTION action)
 {
 	GroupKey key;
@@ -83,6 +77,12 @@ GroupEntry *Find(Oid stream_relid, Datum group, HASHACTION action)
 }
 
 }  // namespace
+
+Oid ConsumerGroupsRelid()
+{
+	const Oid pgmq_namespace = get_namespace_oid("pgmq", true);
+	return OidIsValid(pgmq_namespace) ? get_relname_relid("consumer_groups", pgmq_namespace) : InvalidOid;
+}
 
 void InitGroupRowHints()
 {

@@ -28,6 +28,9 @@ namespace pgmq::pg {
 // _PG_init: the GUC.
 void InitGroupRowHints();
 
+// The OID of pgmq.consumer_groups, InvalidOid when there is none.
+Oid ConsumerGroupsRelid();
+
 // Sets *location to where the group's row of the stream (its table's OID)
 // is now: the newest version visible to a fresh snapshot (the
 // transaction's in REPEATABLE READ and SERIALIZABLE) on the update chain
