@@ -186,7 +186,8 @@ def kill_between_confirm_and_ack(relay, db, watch, metrics_port, attempts=20):
     pgmq.ack took it: the relay's database session is stopped (SIGSTOP)
     while a batch is in flight, so its ack waits; once /metrics shows more
     confirmed than relayed, the relay is killed and that session ended
-    before it runs the ack. Returns how many messages were left confirmed
+    before it runs the ack; an attempt counts only if the group still holds
+    the batch's lease then. Returns how many messages were left confirmed
     and unacknowledged (0: no attempt caught one)."""
     for _ in range(attempts):
         backend = relay_backend(db)
@@ -212,8 +213,18 @@ def kill_between_confirm_and_ack(relay, db, watch, metrics_port, attempts=20):
             if gap > 0:
                 conn.execute("SELECT pg_terminate_backend(%s)", (backend,))
             os.kill(backend, signal.SIGCONT)
-        if gap > 0:
+            if gap <= 0:
+                continue
+            # Stopped after its ack committed (and before the reply), the
+            # session finishes the ack: then the group holds no lease, and
+            # the attempt missed.
+            gone = time.monotonic() + 5
+            while time.monotonic() < gone and conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (backend,)).fetchone()[0]:
+                time.sleep(0.05)
+        if watch.state()[1]:
             return int(gap)
+        relay.start()
     return 0
 
 
