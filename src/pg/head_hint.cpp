@@ -51,7 +51,9 @@
 //   put x anywhere, also in [s, c) of a raise already computed and waiting
 //   for its commit, another transaction's or its own (a read earlier in it),
 //   with the head still s <= x. Before it commits, it lowers its slot's
-//   bound to x, then, under the entry's raise lock, bumps the generation and
+//   bound to x (a bound still "not known" stays so until the transaction
+//   ends: a later send's first id, above x, never replaces it), then,
+//   under the entry's raise lock, bumps the generation and
 //   lowers the head to x; a raise checks the generation and swaps under the
 //   same lock. A refresh that read the generation after the bump (before
 //   its (1)) finds x as the proof above finds a sender's id: in the lowered

@@ -18,6 +18,11 @@ namespace {
 int my_sends = 0;
 bool my_overflow = false;
 bool announced_statement = false;
+// Per key of the slot: an old id was inserted while its bound was "not
+// known", which then is all that bounds it. The first new id a send notes
+// later must not replace it (it is above the old id): the bound stays "not
+// known" until the transaction ends.
+bool my_old_id_unrecorded[kSendsPerSlot];
 
 // Puts key in this transaction's slot with the bound low (kUnknown: not
 // known yet), before any id it bounds is taken or written; or, beyond
@@ -36,6 +41,7 @@ void Announce(SendingSlot *slot, uint64 key, int64 low)
 		return;
 	}
 	pg_atomic_write_u64(&slot->low[my_sends], AsBits(low));
+	my_old_id_unrecorded[my_sends] = false;
 	pg_write_barrier();
 	pg_atomic_write_u64(&slot->key[my_sends], key);
 	my_sends++;
@@ -107,10 +113,14 @@ void NoteInsertBelowHead(Oid queue_relid, int64 msg_id)
 	// The slot first: a refresh that reads the generation after the bump
 	// below reads the slot after it too, so its bound is at most msg_id; one
 	// that read it before keeps a raise the bump voids. "Not known" stays: it
-	// already forbids every raise.
+	// already forbids every raise, and is kept from now on.
 	for (int k = 0; k < my_sends; k++)
-		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) != kUnknown)
-			LowerTo(&slot->low[k], msg_id);
+		if (pg_atomic_read_u64(&slot->key[k]) == key) {
+			if (AsInt64(pg_atomic_read_u64(&slot->low[k])) == kUnknown)
+				my_old_id_unrecorded[k] = true;
+			else
+				LowerTo(&slot->low[k], msg_id);
+		}
 	pg_memory_barrier();
 	LWLockAcquire(entries_lock, LW_SHARED);
 	if (QueueHeadEntry *entry = FindEntry(key))
@@ -139,7 +149,8 @@ void NoteFirstSentId(Oid queue_relid, int64 msg_id)
 		return;
 	const uint64 key = KeyOf(queue_relid);
 	for (int k = 0; k < my_sends; k++)
-		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) == kUnknown)
+		if (pg_atomic_read_u64(&slot->key[k]) == key && AsInt64(pg_atomic_read_u64(&slot->low[k])) == kUnknown &&
+		    !my_old_id_unrecorded[k])
 			pg_atomic_write_u64(&slot->low[k], AsBits(msg_id));
 }
 
