@@ -21,10 +21,10 @@ exchange events (topic), queue orders bound with orders.#.
     group, and acknowledged for the group;
   - faults: a producer sends while the relay is SIGKILLed with a batch in
     flight three times (its database session terminated after each
-    restart), and once between the broker's confirm and pgmq.ack (the
-    relay's database session is stopped with SIGSTOP while a batch is in
-    flight, the relay killed once /metrics counts more confirmed than
-    relayed, the session ended before it runs the ack): every committed
+    restart), and once between the broker's confirm and pgmq.ack (the test
+    holds the group's row lock while a batch is in flight, so the ack waits;
+    the relay is killed once /metrics counts more confirmed than relayed,
+    and its session ended before the ack can commit): every committed
     message arrives, none rolled back, the killed batches come again
     (x-pgmq-read-ct 2 or more), and every duplicate repeats its first
     copy's message-id; SIGTERM exits 0;
@@ -183,48 +183,51 @@ def setup_broker(broker):
 
 def kill_between_confirm_and_ack(relay, db, watch, metrics_port, attempts=20):
     """SIGKILL of the relay after the broker confirmed a batch and before
-    pgmq.ack took it: the relay's database session is stopped (SIGSTOP)
-    while a batch is in flight, so its ack waits; once /metrics shows more
-    confirmed than relayed, the relay is killed and that session ended
-    before it runs the ack; an attempt counts only if the group still holds
-    the batch's lease then. Returns how many messages were left confirmed
-    and unacknowledged (0: no attempt caught one)."""
+    pgmq.ack took it. While a batch is in flight the test holds the group's
+    row lock, which every ack of the group waits for; once /metrics shows
+    more confirmed than relayed, and still does a moment later (an ack that
+    committed before the lock is counted as relayed at once), the relay is
+    killed and its session ended while its ack waits: the ack never commits.
+    Returns how many messages were left confirmed and unacknowledged (0: no
+    attempt caught one)."""
     for _ in range(attempts):
         backend = relay_backend(db)
         if backend is None or not watch.wait_in_flight():
             time.sleep(0.2)
             continue
-        try:
-            os.kill(backend, signal.SIGSTOP)
-        except ProcessLookupError:  # the session of a relay killed before
-            continue
-        deadline = time.monotonic() + 2
-        gap = 0
-        while time.monotonic() < deadline and gap <= 0:
-            confirmed = metric(metrics_port, "pgmq_relay_confirmed_total", watch.stream)
-            relayed = metric(metrics_port, "pgmq_relay_relayed_total", watch.stream)
-            gap = (confirmed or 0) - (relayed or 0)
-            time.sleep(0.05)
-        if gap > 0:
-            relay.proc.kill()
-            relay.proc.wait()
-            relay.log.close()
-        with psycopg.connect(dbname=db.name, autocommit=True) as conn:
+        with psycopg.connect(dbname=db.name) as lock:  # one transaction: the lock lasts until its end
+            if lock.execute("SELECT 1 FROM pgmq.consumer_groups WHERE stream_name = %s AND group_name = %s "
+                            "FOR UPDATE SKIP LOCKED", (watch.stream, watch.group)).fetchone() is None:
+                continue  # the relay's own statement holds it
+            gap = confirmed_not_relayed(metrics_port, watch.stream, seconds=2)
             if gap > 0:
-                conn.execute("SELECT pg_terminate_backend(%s)", (backend,))
-            os.kill(backend, signal.SIGCONT)
-            if gap <= 0:
-                continue
-            # Stopped after its ack committed (and before the reply), the
-            # session finishes the ack: then the group holds no lease, and
-            # the attempt missed.
-            gone = time.monotonic() + 5
-            while time.monotonic() < gone and conn.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (backend,)).fetchone()[0]:
-                time.sleep(0.05)
-        if watch.state()[1]:
+                relay.proc.kill()
+                relay.proc.wait()
+                relay.log.close()
+                lock.execute("SELECT pg_terminate_backend(%s, 5000)", (backend,))
+            lock.rollback()
+        if gap > 0 and watch.state()[1]:
             return int(gap)
-        relay.start()
+        if gap > 0:
+            relay.start()
+    return 0
+
+
+def confirmed_not_relayed(metrics_port, stream, seconds):
+    """How many messages the relay counts as confirmed by the broker and not
+    yet acknowledged, once that stayed above 0 for 0.3 s; 0 if it did not
+    within seconds."""
+    def gap():
+        confirmed = metric(metrics_port, "pgmq_relay_confirmed_total", stream)
+        relayed = metric(metrics_port, "pgmq_relay_relayed_total", stream)
+        return (confirmed or 0) - (relayed or 0)
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if gap() > 0:
+            time.sleep(0.3)
+            return max(gap(), 0)
+        time.sleep(0.05)
     return 0
 
 
